@@ -1,0 +1,82 @@
+"""Render TeX to MathML at build time, so math needs no JavaScript and no network.
+
+pymdownx.arithmatex (generic mode) wraps each formula in
+``<span class="arithmatex">\\(...\\)</span>`` or ``<div class="arithmatex">\\[...\\]</div>``.
+This hook replaces each wrapper with MathML from math-core. A formula that math-core cannot
+convert fails the build, naming the page and the formula.
+
+After the build it writes a woff2 subset of STIX Two Math (the font ziamath's wheel carries)
+holding every character the site's formulas use; ``assets/css/site.css`` loads it for ``math``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import html
+import re
+from pathlib import Path
+
+import math_core
+from mkdocs.exceptions import PluginError
+
+FONT_URL = "assets/fonts/STIXTwoMath.woff2"
+_CACHE = Path(__file__).resolve().parent.parent / ".cache" / "fonts"
+
+_converter = math_core.LatexToMathML(pretty_print="never")
+_WRAPPER = re.compile(
+    r'<(?P<tag>span|div) class="arithmatex">(?P<body>.*?)</(?P=tag)>', re.S
+)
+_MATH_TEXT = re.compile(r">([^<>]+)<")
+_used_chars: set[str] = set()
+
+
+def _to_mathml(tex: str, display: bool, where: str) -> str:
+    try:
+        mathml = _converter.convert_with_local_state(tex, displaystyle=display)
+    except math_core.LatexError as err:
+        message = re.sub(r"\x1b\[[0-9;]*m", "", str(err))
+        raise PluginError(f"{where}: cannot render formula {tex!r}\n{message}") from None
+    _used_chars.update("".join(_MATH_TEXT.findall(mathml)))
+    return mathml
+
+
+def _replace(match: re.Match, where: str) -> str:
+    body = html.unescape(match.group("body")).strip()
+    if body.startswith("\\(") and body.endswith("\\)"):
+        return _to_mathml(body[2:-2], False, where)
+    if body.startswith("\\[") and body.endswith("\\]"):
+        return '<div class="math-display">' + _to_mathml(body[2:-2], True, where) + "</div>"
+    raise PluginError(f"{where}: unexpected arithmatex output {body[:60]!r}")
+
+
+def on_page_content(html_text: str, page, **kwargs) -> str:
+    where = page.file.src_uri
+    return _WRAPPER.sub(lambda m: _replace(m, where), html_text)
+
+
+def on_post_build(config, **kwargs) -> None:
+    """Write the math font subset (cached by character set; subsetting costs ~0.4 s)."""
+    from fontTools import subset
+    from fontTools.ttLib import TTFont
+
+    chars = "".join(sorted(_used_chars | {chr(c) for c in range(32, 127)}))
+    key = hashlib.sha256(chars.encode()).hexdigest()[:16]
+    cached = _CACHE / f"STIXTwoMath-{key}.woff2"
+    if not cached.exists():
+        # find ziamath's font without importing ziamath (its import warns)
+        package = importlib.util.find_spec("ziamath").submodule_search_locations[0]
+        source = Path(package) / "fonts" / "STIXTwoMath-Regular.ttf"
+        font = TTFont(source)
+        options = subset.Options()
+        options.layout_features = ["*"]
+        options.flavor = "woff2"
+        subsetter = subset.Subsetter(options)
+        subsetter.populate(text=chars)
+        subsetter.subset(font)
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        font.flavor = "woff2"
+        font.save(cached)
+    target = Path(config.site_dir) / FONT_URL
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(cached.read_bytes())

@@ -1,0 +1,61 @@
+"""Promises 4 and 6 — the strict build passes, and the built site loads nothing from another host.
+
+Also what a published site needs: a sitemap with both languages, language alternates in each
+page's head, math already rendered to MathML, and the math font served by the site itself.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from tools import site
+
+
+def test_strict_build_passes(built_site):
+    assert (built_site / "index.html").exists()
+    assert (built_site / "en" / "index.html").exists()
+
+
+def test_no_asset_from_another_host(built_site):
+    found = site.external_assets(built_site)
+    assert not found, "the built site would load from other hosts:\n" + "\n".join(found)
+
+
+def test_every_page_built_in_both_languages(built_site):
+    for page in site.pages("zh"):
+        stem = page.rsplit(".", 1)[0]
+        rel = "index.html" if stem == "index" else f"{stem}/index.html"
+        assert (built_site / rel).exists(), f"docs/zh/{page} was not built"
+        assert (built_site / "en" / rel).exists(), f"docs/en/{page} was not built"
+
+
+def test_pages_declare_their_language_alternates(built_site):
+    for html in built_site.rglob("*.html"):
+        if html.name == "404.html":
+            continue
+        text = html.read_text(encoding="utf-8")
+        langs = set(re.findall(r'<link rel="alternate" href="[^"]+" hreflang="([\w-]+)"', text))
+        assert langs == {"zh", "en"}, f"{html.relative_to(built_site)}: alternates {langs}"
+
+
+def test_sitemap_lists_both_languages(built_site):
+    sitemap = (built_site / "sitemap.xml").read_text(encoding="utf-8")
+    assert sitemap.count("<url>") >= 2 * len(site.pages("zh")) - 1
+    assert 'hreflang="en"' in sitemap and 'hreflang="zh"' in sitemap
+
+
+def test_math_is_mathml_and_no_tex_is_left(built_site):
+    for html in built_site.rglob("*.html"):
+        text = html.read_text(encoding="utf-8")
+        assert 'class="arithmatex"' not in text, f"{html.relative_to(built_site)}: unrendered math"
+        body = re.sub(r"<(script|style)\b.*?</\1>", "", text, flags=re.S)
+        assert not re.search(r"\\\(|\\\[|\\frac|\$\$", body), f"{html.relative_to(built_site)}: raw TeX"
+    assert (built_site / "assets" / "fonts" / "STIXTwoMath.woff2").stat().st_size > 1000
+
+
+def test_search_index_splits_chinese_words(built_site):
+    """Material joins jieba's words with U+200B; the separator must split on it."""
+    index = json.loads((built_site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    assert "\\u200b" in index["config"]["separator"]
+    assert {"zh", "en"} <= set(index["config"]["lang"])

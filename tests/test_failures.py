@@ -1,0 +1,99 @@
+"""The checks themselves: bad input fails loudly and names the file.
+
+Each test feeds one kind of mistake to the same function the real checks use and asserts that
+it is caught, with the file in the message. A check that cannot fail protects no promise.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from tools import site, snippets
+
+ROOT = site.ROOT
+
+
+def _snippet(tmp_path: Path, code: str, shown: str | None) -> Path:
+    path = tmp_path / "bad-snippet.md"
+    text = f"```python\n{code}```\n"
+    if shown is not None:
+        text += f"{snippets.MARKER}\n```text\n{shown}```\n"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_changed_output_fails_with_a_diff(tmp_path):
+    path = _snippet(tmp_path, "print(f'{2 / 3:.4f}')\n", "0.6666\n")
+    [block] = snippets.extract(path)
+    [result] = snippets.run([block])
+    message = snippets.problems(block, result)
+    assert message and "bad-snippet.md:1" in message
+    assert "-0.6666" in message and "+0.6667" in message
+
+
+def test_a_snippet_that_raises_fails_with_its_traceback(tmp_path):
+    path = _snippet(tmp_path, "import torch\ntorch.zeros(2) @ torch.zeros(3)\n", "")
+    [block] = snippets.extract(path)
+    [result] = snippets.run([block])
+    message = snippets.problems(block, result)
+    assert message and "bad-snippet.md:1 raised" in message and "RuntimeError" in message
+
+
+def test_output_printed_but_not_shown_fails(tmp_path):
+    path = _snippet(tmp_path, "print('hidden')\n", None)
+    [block] = snippets.extract(path)
+    [result] = snippets.run([block])
+    assert "bad-snippet.md:1 prints output but shows none" in snippets.problems(block, result)
+
+
+def test_a_fence_pytest_codeblocks_would_skip_is_found(tmp_path):
+    path = tmp_path / "skipped.md"
+    path.write_text('```python title="x.py"\nprint(1)\n```\n\n```py\nprint(2)\n```\n\n~~~python\nprint(3)\n~~~\n'
+                    "```python\nprint(4)\n```\n", encoding="utf-8")
+    assert snippets.skipped_fences(path) == [1, 5, 9]
+
+
+def test_a_page_in_one_language_only_is_found(tmp_path):
+    for lang in site.LANGS:
+        (tmp_path / lang).mkdir()
+        (tmp_path / lang / "index.md").write_text("# x { #x }\n", encoding="utf-8")
+    (tmp_path / "zh" / "orphan.md").write_text("# 孤儿 { #orphan }\n", encoding="utf-8")
+    problems = site.parity_problems(tmp_path)
+    assert problems == ["docs/zh/orphan.md has no English page docs/en/orphan.md"]
+
+
+def test_different_includes_or_equations_are_found(tmp_path):
+    for lang in site.LANGS:
+        (tmp_path / lang).mkdir()
+    (tmp_path / "zh" / "a.md").write_text('--8<-- "c/one.md"\n--8<-- "c/two.md"\n$$x$$\n', encoding="utf-8")
+    (tmp_path / "en" / "a.md").write_text('--8<-- "c/two.md"\n--8<-- "c/one.md"\n', encoding="utf-8")
+    problems = "\n".join(site.parity_problems(tmp_path))
+    assert "a.md: snippet includes differ" in problems
+    assert "a.md: 1 display equations in zh, 0 in en" in problems
+
+
+def test_an_external_asset_in_a_built_page_is_found(tmp_path):
+    (tmp_path / "page").mkdir()
+    (tmp_path / "page" / "index.html").write_text(
+        '<html><head><script src="https://cdn.example.org/mathjax.js"></script>'
+        '<link rel="stylesheet" href="../assets/site.css"></head>'
+        '<body><a href="https://arxiv.org/abs/1512.03385">paper</a>'
+        '<img src="//img.example.org/x.png"></body></html>', encoding="utf-8")
+    (tmp_path / "style.css").write_text("@font-face{src:url(https://fonts.example.org/f.woff2)}", encoding="utf-8")
+    assert site.external_assets(tmp_path) == [
+        "page/index.html: https://cdn.example.org/mathjax.js",
+        "page/index.html: //img.example.org/x.png",
+        "style.css: https://fonts.example.org/f.woff2",
+    ]
+
+
+def test_an_include_of_a_missing_snippet_fails_the_build(tmp_path):
+    for name in ("mkdocs.yml", "docs", "snippets", "hooks", "overrides"):
+        src = ROOT / name
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, tmp_path / name)
+    page = tmp_path / "docs" / "en" / "index.md"
+    page.write_text(page.read_text(encoding="utf-8") + '\n--8<-- "nowhere/missing.md"\n', encoding="utf-8")
+    proc = site.build(tmp_path / "site", tmp_path / "mkdocs.yml")
+    assert proc.returncode != 0
+    assert "nowhere/missing.md" in proc.stdout + proc.stderr
