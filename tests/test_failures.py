@@ -9,7 +9,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from tools import site, snippets
+from tools import notebooks, site, snippets
 
 ROOT = site.ROOT
 
@@ -97,3 +97,34 @@ def test_an_include_of_a_missing_snippet_fails_the_build(tmp_path):
     proc = site.build(tmp_path / "site", tmp_path / "mkdocs.yml")
     assert proc.returncode != 0
     assert "nowhere/missing.md" in proc.stdout + proc.stderr
+
+
+def test_a_stale_missing_or_orphaned_notebook_is_found(tmp_path):
+    docs, snips = tmp_path / "docs", tmp_path / "snippets"
+    (snips / "c").mkdir(parents=True)
+    (snips / "c" / "one.md").write_text(f"```python\nprint(1)\n```\n{snippets.MARKER}\n```text\n1\n```\n",
+                                        encoding="utf-8")
+    for lang in site.LANGS:
+        (docs / lang).mkdir(parents=True)
+        (docs / lang / "index.md").write_text("# Home { #home }\n", encoding="utf-8")
+        (docs / lang / "a.md").write_text('# A { #top }\n\n## One { #one }\n\n--8<-- "c/one.md"\n', encoding="utf-8")
+    assert notebooks.problems(docs, snips) == [f"{docs / lang / 'notebooks' / 'a.ipynb'} is missing: run `./run refresh`"
+                                                for lang in site.LANGS]
+    notebooks.write(docs, snips)
+    assert notebooks.problems(docs, snips) == []
+    (snips / "c" / "one.md").write_text(f"```python\nprint(2)\n```\n{snippets.MARKER}\n```text\n2\n```\n",
+                                        encoding="utf-8")
+    (docs / "zh" / "notebooks" / "gone.ipynb").write_text("{}", encoding="utf-8")
+    found = "\n".join(notebooks.problems(docs, snips))
+    assert "zh/notebooks/a.ipynb is out of date with its page or snippets: run `./run refresh`" in found
+    assert "en/notebooks/a.ipynb is out of date" in found and '+    "print(2)"' in found
+    assert "zh/notebooks/gone.ipynb belongs to no chapter" in found
+
+
+def test_an_unseeded_snippet_does_not_reproduce(tmp_path):
+    """Each block starts from fresh random state, as in a new interpreter: forgetting the seed shows."""
+    path = _snippet(tmp_path, "import random, numpy, torch\n"
+                              "print(torch.rand(1).item(), random.random(), numpy.random.rand())\n", None)
+    [block] = snippets.extract(path)
+    first, second = snippets.run([block, block])
+    assert not first.error and first.stdout != second.stdout

@@ -3,8 +3,10 @@
 Reads ``{"workers": N, "blocks": [[name, code], ...]}`` on stdin and writes a JSON list of
 ``{"stdout", "error", "files", "seconds"}`` on stdout, in input order. A forkserver preloads
 torch, numpy and matplotlib once; every block then gets a fresh child (``maxtasksperchild=1``)
-with fresh globals and default RNG state, run with ``__name__ == "__main__"`` in an empty
-temporary folder, as ``python block.py`` would be.
+with fresh globals, run with ``__name__ == "__main__"`` in an empty temporary folder, as
+``python block.py`` would be. Random state is made what a fresh interpreter has: torch's, Python's and
+NumPy's global generators are reseeded from the OS, so an unseeded block prints different numbers
+on every run (and fails).
 """
 
 from __future__ import annotations
@@ -23,6 +25,17 @@ from pathlib import Path
 PRELOAD = ["torch", "numpy", "matplotlib", "matplotlib.pyplot"]
 
 
+def _fresh_random_state() -> None:
+    import random
+
+    import numpy
+    import torch
+
+    torch.seed()
+    random.seed()
+    numpy.random.seed()
+
+
 def run_one(task: tuple[str, str]) -> dict:
     name, code = task
     stdout = io.StringIO()
@@ -32,6 +45,7 @@ def run_one(task: tuple[str, str]) -> dict:
     with tempfile.TemporaryDirectory(prefix="snippet-") as tmp:
         os.chdir(tmp)
         namespace = {"__name__": "__main__", "__file__": name}
+        _fresh_random_state()
         try:
             with contextlib.redirect_stdout(stdout):
                 exec(compile(code, name, "exec"), namespace)

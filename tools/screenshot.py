@@ -42,6 +42,26 @@ def serve(directory: Path):
         server.shutdown()
 
 
+@contextlib.contextmanager
+def serve_published(site_dir: Path):
+    """Serve a built site under the path of its ``site_url`` (``/residual-notes/``), as it is
+    published; Material resolves some URLs from that path. Yields the site's base URL."""
+    from tools.notebooks import site_url
+    from urllib.parse import urlsplit
+
+    prefix = urlsplit(site_url()).path.strip("/")
+    if not prefix:
+        with serve(site_dir) as base:
+            yield base
+        return
+    with tempfile.TemporaryDirectory(prefix="served-") as root:
+        target = Path(root) / prefix
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.symlink_to(Path(site_dir).resolve(), target_is_directory=True)
+        with serve(Path(root)) as base:
+            yield f"{base}{prefix}/"
+
+
 def main() -> None:
     from playwright.sync_api import sync_playwright
 

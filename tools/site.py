@@ -46,6 +46,83 @@ def citations(text: str) -> list[str]:
     return _CITATION.findall(text)
 
 
+_REFERENCE_ENTRY = re.compile(r"^[ \t]*\{[ \t]*#([\w-]+)[ \t]*\}[ \t]*$", re.M)
+REFERENCES = "references.md"
+
+
+def reference_keys(text: str) -> list[str]:
+    """Entry anchors of a references page, in order: the lines that hold only ``{ #key }``."""
+    return _REFERENCE_ENTRY.findall(text)
+
+
+def _citing_pages(lang: str, docs: Path) -> dict[str, list[str]]:
+    """Keys each page of one language cites (``references.md#key``), the references page excluded."""
+    return {page: citations((docs / lang / page).read_text(encoding="utf-8"))
+            for page in sorted(pages(lang, docs)) if page.endswith(".md") and page != REFERENCES}
+
+
+def citation_problems(docs: Path = DOCS) -> list[str]:
+    """Citations without an entry in the references pages of both languages, each naming page and key."""
+    found = []
+    keys = {}
+    for lang in LANGS:
+        path = docs / lang / REFERENCES
+        if not path.exists():
+            found.append(f"docs/{lang}/{REFERENCES} does not exist")
+            keys[lang] = []
+        else:
+            keys[lang] = reference_keys(path.read_text(encoding="utf-8"))
+        dupes = sorted({k for k in keys[lang] if keys[lang].count(k) > 1})
+        if dupes:
+            found.append(f"docs/{lang}/{REFERENCES}: entries listed twice: {dupes}")
+    for lang in LANGS:
+        for page, cited in _citing_pages(lang, docs).items():
+            for key in dict.fromkeys(cited):
+                for target in LANGS:
+                    if key not in keys[target]:
+                        found.append(f"docs/{lang}/{page} cites {REFERENCES}#{key}, "
+                                     f"but docs/{target}/{REFERENCES} has no entry {{ #{key} }}")
+    return found
+
+
+def reference_order_problems(docs: Path = DOCS) -> list[str]:
+    """The two references pages must list the same entries in the same order."""
+    found = []
+    keys = {lang: reference_keys((docs / lang / REFERENCES).read_text(encoding="utf-8"))
+            for lang in LANGS if (docs / lang / REFERENCES).exists()}
+    if len(keys) < len(LANGS):
+        return found  # citation_problems reports the missing page
+    a, b = LANGS
+    if keys[a] != keys[b]:
+        only_a = [k for k in keys[a] if k not in keys[b]]
+        only_b = [k for k in keys[b] if k not in keys[a]]
+        detail = []
+        if only_a:
+            detail.append(f"only in docs/{a}/{REFERENCES}: {only_a}")
+        if only_b:
+            detail.append(f"only in docs/{b}/{REFERENCES}: {only_b}")
+        if not detail:
+            first = next(i for i, (x, y) in enumerate(zip(keys[a], keys[b])) if x != y)
+            detail.append(f"same keys, different order from entry {first + 1}: "
+                          f"{keys[a][first]} in {a}, {keys[b][first]} in {b}")
+        found.append(f"docs/{a}/{REFERENCES} and docs/{b}/{REFERENCES} differ: " + "; ".join(detail))
+    return found
+
+
+def uncited_references(docs: Path = DOCS) -> list[str]:
+    """Entries of a references page that no page of the same language cites."""
+    found = []
+    for lang in LANGS:
+        path = docs / lang / REFERENCES
+        if not path.exists():
+            continue
+        cited = {k for keys in _citing_pages(lang, docs).values() for k in keys}
+        for key in reference_keys(path.read_text(encoding="utf-8")):
+            if key not in cited:
+                found.append(f"docs/{lang}/{REFERENCES}#{key} is cited by no page in docs/{lang}/")
+    return found
+
+
 def parity_problems(docs: Path = DOCS) -> list[str]:
     """Differences in structure between the language trees, each naming the file."""
     found = []

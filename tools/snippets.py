@@ -210,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("command", choices=["refresh", "check", "time"])
     parser.add_argument("paths", nargs="*", type=Path, help="snippet files or folders (default: all)")
     parser.add_argument("--variants", action="store_true", help="check under every environment variant")
-    args = parser.parse_args(argv)
+    args = parser.parse_intermixed_args(argv)
 
     blocks = collect(args.paths or None)
     bad = [f"{f.relative_to(ROOT)}:{n}" for f in snippet_files(args.paths or None) for n in skipped_fences(f)]

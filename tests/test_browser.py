@@ -1,0 +1,456 @@
+"""What a reader's browser does with the built site: every page, both languages, notebooks included.
+
+Headless Chromium (Debian's, at /usr/bin/chromium) opens every page of the strict build, served on
+127.0.0.1 under the path of ``site_url`` (as it is published), and checks:
+
+* no console error, no uncaught page error, no HTTP error;
+* no request to any host but 127.0.0.1 (each is recorded and aborted; axe-core is injected from
+  axe-playwright-python's bundled copy, so running it must not fetch anything either);
+* math: MathML where the source has TeX, laid out as math with the site's STIX Two Math font, and
+  no raw TeX (``\\frac``, ``\\(``, ``$$`` …) left in the text outside code;
+* the language switcher leads to the same page in the other language (link on every page, a real
+  click on each chapter, the home page and a notebook);
+* every Python block's copy button copies exactly the snippet's code (clipboard read back);
+* no serious or critical accessibility violation (axe-core), light mode; colour contrast in dark
+  mode too (see ``AXE_EXCLUDE`` for what is excluded and why);
+* search finds 残差 / 梯度 / 归一化 on Chinese pages and residual / gradient / normalization on
+  English ones, with every result in the page's language;
+* a full-page screenshot of each page in light and dark mode goes to ``screenshots/`` (not committed).
+
+Everything is collected in one pass (one browser, two pages at a time); the tests below only read
+the report, parametrized by page so a failure names it. Without /usr/bin/chromium they skip.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from tools import notebooks, site, snippets
+from tools.screenshot import CHROMIUM, CHROMIUM_ARGS, serve_published
+
+pytestmark = pytest.mark.skipif(
+    not Path(CHROMIUM).exists(),
+    reason=f"browser tests need Debian's Chromium at {CHROMIUM}: `apt-get install chromium` "
+           "(and `fonts-wqy-zenhei` for Chinese screenshots); `playwright install` cannot download here",
+)
+
+SCREENSHOTS = site.ROOT / "screenshots"
+WORKERS = 2
+SEARCH_TERMS = {"zh": ["残差", "梯度", "归一化"], "en": ["residual", "gradient", "normalization"]}
+
+# axe-core rules and elements excluded from the accessibility check, and why. Only violations of
+# impact "serious" or "critical" fail the test.
+AXE_EXCLUDE = [
+    # Material's code annotation markers: a link whose number is CSS generated content; the
+    # annotation text itself is a normal list item in the page. Not fixable without patching
+    # Material's JavaScript.
+    ".md-annotation__index",
+]
+AXE_CONTEXT = {"exclude": [[selector] for selector in AXE_EXCLUDE]}
+AXE_OPTIONS = {"resultTypes": ["violations"]}
+
+TEX_LEFT = re.compile(
+    r"\\[()\[\]]|\$\$|\\(?:frac|sqrt|sum|prod|partial|math[a-z]+|operatorname|text|left|right|cdot|times"
+    r"|alpha|beta|gamma|sigma|lambda|epsilon|odot|top|begin|end|hat|tilde|bar|vec|nabla|infty|approx)\b")
+
+
+@dataclass(frozen=True)
+class SitePage:
+    lang: str
+    src: str  # path under docs/<lang>/
+
+    @property
+    def path(self) -> str:
+        """Path of the page under the site's root, e.g. ``en/notebooks/ffn-design/``."""
+        stem = self.src.rsplit(".", 1)[0]
+        rel = "" if stem == "index" else f"{stem.removesuffix('/index')}/"
+        return ("" if self.lang == site.DEFAULT_LANG else f"{self.lang}/") + rel
+
+    @property
+    def id(self) -> str:
+        return f"{self.lang}:{self.src.rsplit('.', 1)[0]}"
+
+    def counterpart(self, lang: str) -> SitePage:
+        return SitePage(lang, self.src)
+
+    def source(self) -> str:
+        return (site.DOCS / self.lang / self.src).read_text(encoding="utf-8")
+
+    def expected_code(self) -> list[str]:
+        """The Python code each copy button must copy, in page order."""
+        if self.src.endswith(".ipynb"):
+            import nbformat
+            nb = nbformat.read(site.DOCS / self.lang / self.src, as_version=4)
+            return [c.source.rstrip() for c in nb.cells if c.cell_type == "code"]
+        names = list(dict.fromkeys(site.includes(self.source())))
+        return [notebooks.strip_annotations(b.code).rstrip()
+                for name in names for b in snippets.extract(snippets.SNIPPETS / name)]
+
+    def expected_formulas(self) -> int:
+        if not self.src.endswith(".md"):
+            return 0
+        text = re.sub(r"`[^`\n]*`", "", self.source())  # a `\(` in inline code is no formula
+        return text.count("\\(") + site.display_equations(text)
+
+
+PAGES = sorted((SitePage(lang, src) for lang in site.LANGS for src in site.pages(lang)),
+               key=lambda p: (p.lang != site.DEFAULT_LANG, p.src))
+
+
+def _sampled(sp: SitePage) -> bool:
+    """Pages where the switcher is really clicked and dark-mode contrast is checked: the home page,
+    the chapters and one notebook (switcher links and light-mode axe are checked on every page)."""
+    first_notebook = min((q.src for q in PAGES if q.src.startswith(notebooks.FOLDER + "/")), default=None)
+    return sp.src in ("index.md", first_notebook) or sp.src in {f"{s}.md" for s in notebooks.chapters(sp.lang)}
+
+
+@dataclass
+class Report:
+    url: str = ""
+    console_errors: list[str] = field(default_factory=list)
+    page_errors: list[str] = field(default_factory=list)
+    http_errors: list[str] = field(default_factory=list)
+    external: list[str] = field(default_factory=list)
+    facts: dict = field(default_factory=dict)
+    switch_click: dict[str, str] = field(default_factory=dict)
+    copied: list[str | None] = field(default_factory=list)
+    copy_errors: list[str] = field(default_factory=list)
+    axe: list[dict] = field(default_factory=list)
+    screenshots: list[Path] = field(default_factory=list)
+    failure: str | None = None  # the visit itself broke
+    seconds: float = 0.0
+
+
+@dataclass
+class Visit:
+    base: str
+    pages: dict[SitePage, Report]
+    search: dict[tuple[str, str], dict]
+    external: list[str]  # requests to other hosts seen anywhere (workers included)
+    seconds: float
+
+
+FACTS_JS = r"""() => {
+  const article = document.querySelector("article") || document.body;
+  const maths = [...article.querySelectorAll("math")];
+  const walker = document.createTreeWalker(article, NodeFilter.SHOW_TEXT);
+  const skip = "pre, code, script, style, math, kbd, samp, textarea";
+  let text = "";
+  while (walker.nextNode()) {
+    const node = walker.currentNode;
+    if (!node.parentElement.closest(skip)) text += node.data + " ";
+  }
+  const visible = maths.filter(m => m.getClientRects().length);
+  const font = [...document.fonts].find(f => f.family.replace(/["']/g, "") === "STIX Two Math");
+  return {
+    title: document.title,
+    lang: document.documentElement.lang,
+    math: maths.length,
+    mathLaidOut: visible.every(m => getComputedStyle(m).display.includes("math")
+                                    && m.getBoundingClientRect().width > 0),
+    mathFont: font ? font.status : "absent",
+    text: text,
+    switcher: Object.fromEntries([...document.querySelectorAll(".md-select__link[hreflang]")]
+                                 .map(a => [a.hreflang, a.href])),
+    pythonBlocks: article.querySelectorAll(".language-python.highlight").length,
+  };
+}"""
+
+PALETTE_JS = r"""(scheme) => new Promise(done => {
+  const input = [...document.querySelectorAll("input[name=__palette]")]
+    .find(i => (i.getAttribute("data-md-color-media") || "").includes(scheme));
+  if (input && !input.checked) input.click();
+  setTimeout(done, 300);  // Material's colour transitions take 125 ms
+})"""
+
+REVEAL_JS = r"""(el) => {
+  // open collapsed <details> and select the content tab holding el, so its copy button is clickable
+  for (let node = el; node; node = node.parentElement) {
+    if (node.tagName === "DETAILS") node.open = true;
+    if (node.classList && node.classList.contains("tabbed-block")) {
+      const set = node.closest(".tabbed-set");
+      const index = [...node.parentElement.children].indexOf(node);
+      const input = set.querySelectorAll(":scope > input")[index];
+      if (input) input.checked = true;
+    }
+  }
+}"""
+
+
+async def _visit_page(ctx, sp: SitePage, base: str, clipboard: asyncio.Lock) -> Report:
+    from axe_playwright_python.async_playwright import Axe
+
+    report = Report(url=base + sp.path)
+    start = time.perf_counter()
+    page = await ctx.new_page()
+
+    def on_console(msg):
+        if msg.type == "error":
+            where = (msg.location or {}).get("url", "")
+            report.console_errors.append(f"{msg.text} ({where})" if where else msg.text)
+
+    page.on("console", on_console)
+    page.on("pageerror", lambda err: report.page_errors.append(str(err)))
+    page.on("response", lambda r: r.status >= 400 and report.http_errors.append(f"{r.status} {r.url}"))
+
+    async def route(r):
+        if urlsplit(r.request.url).hostname == "127.0.0.1" or r.request.url.startswith(("data:", "blob:")):
+            await r.continue_()
+        else:
+            report.external.append(r.request.url)
+            await r.abort()
+
+    await page.route("**/*", route)
+    name = sp.id.replace(":", "-").replace("/", "-")
+    try:
+        await page.goto(report.url, wait_until="load")
+        await page.evaluate("document.fonts.ready.then(() => true)")
+        report.facts = await page.evaluate(FACTS_JS)
+
+        # accessibility before any interaction (focus changes what Material's tooltips do)
+        result = await Axe().run(page, context=AXE_CONTEXT, options=AXE_OPTIONS)
+        report.axe += [{**v, "scheme": "light"} for v in result.response["violations"]]
+
+        # screenshots first: copying shows a toast and leaves the mouse on a button
+        report.screenshots.append(await _screenshot(page, f"{name}-light"))
+        # dark mode through Material's own palette switch (it is remembered, so switch back after)
+        await page.evaluate(PALETTE_JS, "dark")
+        if _sampled(sp):
+            result = await Axe().run(page, context=AXE_CONTEXT,
+                                     options={**AXE_OPTIONS, "runOnly": ["color-contrast"]})
+            report.axe += [{**v, "scheme": "dark"} for v in result.response["violations"]]
+        report.screenshots.append(await _screenshot(page, f"{name}-dark"))
+        await page.evaluate(PALETTE_JS, "light")
+
+        # copy buttons of the Python blocks, in page order
+        blocks = page.locator("article .language-python.highlight")
+        for i in range(await blocks.count()):
+            block = blocks.nth(i)
+            await block.evaluate(REVEAL_JS)
+            button = block.locator('button[data-md-type="copy"]').first
+            async with clipboard:
+                try:
+                    await page.evaluate("navigator.clipboard.writeText('')")
+                    await button.click(timeout=20_000)
+                    report.copied.append(await page.evaluate("navigator.clipboard.readText()"))
+                except Exception as err:  # noqa: BLE001 - reported by the test
+                    report.copied.append(None)
+                    report.copy_errors.append(f"block {i + 1}: {type(err).__name__}: {str(err).splitlines()[0]}")
+
+        if _sampled(sp):
+            other = next(lang for lang in site.LANGS if lang != sp.lang)
+            await page.evaluate(f"document.querySelector('.md-select__link[hreflang={other}]').click()")
+            with contextlib.suppress(Exception):
+                await page.wait_for_url(base + sp.counterpart(other).path, timeout=5000)
+            report.switch_click[other] = page.url
+    except Exception as err:  # noqa: BLE001 - reported by every test of this page
+        report.failure = f"{type(err).__name__}: {err}"
+    finally:
+        await page.close()
+    report.seconds = time.perf_counter() - start
+    return report
+
+
+async def _screenshot(page, name: str) -> Path:
+    path = SCREENSHOTS / f"{name}.jpg"  # JPEG: a 20 000 px page takes 4x longer as PNG
+    await page.screenshot(path=str(path), full_page=True, type="jpeg", quality=85, timeout=120_000)
+    return path
+
+
+async def _search(ctx, base: str, lang: str) -> dict[tuple[str, str], dict]:
+    page = await ctx.new_page()
+    out = {}
+    try:
+        await page.goto(base + ("" if lang == site.DEFAULT_LANG else f"{lang}/"), wait_until="networkidle")
+        box = page.locator("input.md-search__input")
+        await box.click()
+        for term in SEARCH_TERMS[lang]:
+            await box.fill(term)
+            await box.dispatch_event("keyup")
+            try:
+                await page.wait_for_function(
+                    "() => document.querySelectorAll('.md-search-result__item').length > 0"
+                    " || /no matching|没有|0 /i.test(document.querySelector('.md-search-result__meta')?.innerText || '')",
+                    timeout=10_000)
+            except Exception:  # noqa: BLE001 - no results is reported by the test
+                pass
+            links = await page.evaluate(
+                "[...document.querySelectorAll('.md-search-result__item a')].map(a => a.href)")
+            meta = await page.evaluate("document.querySelector('.md-search-result__meta')?.innerText || ''")
+            out[(lang, term)] = {"links": links, "meta": meta}
+    finally:
+        await page.close()
+    return out
+
+
+async def _visit_all(base: str) -> Visit:
+    from playwright.async_api import async_playwright
+
+    start = time.perf_counter()
+    SCREENSHOTS.mkdir(exist_ok=True)
+    for old in [*SCREENSHOTS.glob("*-light.jpg"), *SCREENSHOTS.glob("*-dark.jpg")]:
+        old.unlink()
+    external: list[str] = []
+    reports: dict[SitePage, Report] = {}
+    search: dict = {}
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        clipboard = asyncio.Lock()
+        queue: asyncio.Queue = asyncio.Queue()
+        for sp in PAGES:
+            queue.put_nowait(sp)
+
+        async def new_context():
+            ctx = await browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="light",
+                                            locale="en-US", service_workers="block")
+            await ctx.grant_permissions(["clipboard-read", "clipboard-write"])
+
+            async def route(r):  # whatever the page-level route does not see (workers)
+                if urlsplit(r.request.url).hostname == "127.0.0.1":
+                    await r.continue_()
+                else:
+                    external.append(r.request.url)
+                    await r.abort()
+
+            await ctx.route("**/*", route)
+            return ctx
+
+        async def worker(ctx):
+            while not queue.empty():
+                sp = queue.get_nowait()
+                reports[sp] = await _visit_page(ctx, sp, base, clipboard)
+
+        contexts = [await new_context() for _ in range(WORKERS)]
+        await asyncio.gather(*(worker(ctx) for ctx in contexts))
+        for found in await asyncio.gather(*(_search(contexts[i % WORKERS], base, lang)
+                                            for i, lang in enumerate(site.LANGS))):
+            search.update(found)
+        for ctx in contexts:
+            await ctx.close()
+        await browser.close()
+    return Visit(base, reports, search, external, time.perf_counter() - start)
+
+
+@pytest.fixture(scope="session")
+def visit(built_site) -> Visit:
+    with serve_published(built_site) as base:
+        return asyncio.run(_visit_all(base))
+
+
+def _report(visit: Visit, sp: SitePage) -> Report:
+    report = visit.pages[sp]
+    if report.failure:
+        pytest.fail(f"{report.url}: the visit failed: {report.failure}", pytrace=False)
+    return report
+
+
+_IDS = [p.id for p in PAGES]
+
+
+# --------------------------------------------------------------------------- per page
+
+
+def _alternate_sitemap(text: str, visit: Visit, sp: SitePage) -> bool:
+    """A 404 for ``<page>/sitemap.xml`` of this page in some language: the one known, harmless error.
+
+    Material's JavaScript fetches ``sitemap.xml`` under each ``<link rel="alternate">`` URL, assuming
+    each alternate is the root of a language site. mkdocs-static-i18n makes them the page itself in
+    each language (right for hreflang and for the switcher), so these fetches 404, on the published
+    site too; Material ignores the failure. Nothing else is excused.
+    """
+    urls = {visit.base + sp.counterpart(lang).path + "sitemap.xml" for lang in site.LANGS}
+    urls -= {visit.base + "sitemap.xml"}  # the real sitemap must load
+    return "404" in text and any(u in text for u in urls)
+
+
+@pytest.mark.parametrize("sp", PAGES, ids=_IDS)
+def test_page_loads_without_errors(visit, sp):
+    r = _report(visit, sp)
+    problems = ([f"console error: {e}" for e in r.console_errors] + [f"page error: {e}" for e in r.page_errors]
+                + [f"HTTP {e}" for e in r.http_errors])
+    problems = [p for p in problems if not _alternate_sitemap(p, visit, sp)]
+    assert not problems, f"{r.url}:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("sp", PAGES, ids=_IDS)
+def test_page_loads_nothing_from_other_hosts(visit, sp):
+    r = _report(visit, sp)
+    assert not r.external, f"{r.url} requested other hosts:\n" + "\n".join(r.external)
+
+
+@pytest.mark.parametrize("sp", PAGES, ids=_IDS)
+def test_math_is_rendered(visit, sp):
+    r = _report(visit, sp)
+    f = r.facts
+    expected = sp.expected_formulas()
+    assert f["math"] >= expected, f"{r.url}: {f['math']} MathML formulas, the source has {expected}"
+    assert f["mathLaidOut"], f"{r.url}: some <math> is not laid out as MathML"
+    if f["math"]:
+        assert f["mathFont"] == "loaded", f"{r.url}: STIX Two Math font is {f['mathFont']}"
+    raw = sorted(set(m.group(0) for m in TEX_LEFT.finditer(f["text"])))
+    assert not raw, f"{r.url}: raw TeX in the text: {raw}"
+
+
+@pytest.mark.parametrize("sp", PAGES, ids=_IDS)
+def test_language_switcher_leads_to_the_same_page(visit, sp):
+    r = _report(visit, sp)
+    want = {lang: visit.base + sp.counterpart(lang).path for lang in site.LANGS}
+    assert r.facts["switcher"] == want, f"{r.url}: switcher links {r.facts['switcher']}, expected {want}"
+    assert r.facts["lang"].startswith(sp.lang), f"{r.url}: <html lang={r.facts['lang']!r}>"
+    for lang, url in r.switch_click.items():
+        assert url == want[lang], f"{r.url}: clicking {lang} in the switcher led to {url}, not {want[lang]}"
+
+
+@pytest.mark.parametrize("sp", PAGES, ids=_IDS)
+def test_copy_buttons_copy_the_snippets(visit, sp):
+    r = _report(visit, sp)
+    expected = sp.expected_code()
+    assert r.facts["pythonBlocks"] == len(expected), \
+        f"{r.url}: {r.facts['pythonBlocks']} Python blocks on the page, {len(expected)} in its snippets"
+    assert not r.copy_errors, f"{r.url}: copy buttons failed:\n" + "\n".join(r.copy_errors)
+    for n, (got, want) in enumerate(zip(r.copied, expected), 1):
+        assert got == want, f"{r.url}: copy button of Python block {n} copied\n{got!r}\ninstead of\n{want!r}"
+
+
+@pytest.mark.parametrize("sp", PAGES, ids=_IDS)
+def test_no_serious_accessibility_violations(visit, sp):
+    r = _report(visit, sp)
+    serious = [v for v in r.axe if v.get("impact") in ("serious", "critical")]
+    lines = [f"[{v['scheme']}] {v['id']} ({v['impact']}): {v['help']} — "
+             + ", ".join(" ".join(n["target"]) if isinstance(n["target"], list) else str(n["target"])
+                         for n in v["nodes"][:5]) for v in serious]
+    assert not lines, f"{r.url}:\n" + "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- site-wide
+
+
+def test_no_request_left_127_0_0_1(visit):
+    """Requests not tied to a page (web workers) are recorded at the browser context."""
+    assert not visit.external, "requests to other hosts:\n" + "\n".join(sorted(set(visit.external)))
+
+
+@pytest.mark.parametrize("lang,term", [(lang, t) for lang in site.LANGS for t in SEARCH_TERMS[lang]])
+def test_search_finds_terms_in_the_page_language(visit, lang, term):
+    found = visit.search.get((lang, term))
+    assert found is not None, f"search for {term!r} did not run"
+    links = found["links"]
+    assert links, f"searching {term!r} on the {lang} site found nothing ({found['meta']!r})"
+    inside = visit.base + ("" if lang == site.DEFAULT_LANG else f"{lang}/")
+    others = [visit.base + f"{o}/" for o in site.LANGS if o != site.DEFAULT_LANG and o != lang]
+    wrong = [u for u in links if not u.startswith(inside) or any(u.startswith(o) for o in others)]
+    assert not wrong, f"searching {term!r} on the {lang} site leads to other languages: {wrong}"
+
+
+def test_screenshots_in_light_and_dark_mode(visit):
+    missing = [str(p) for r in visit.pages.values() for p in r.screenshots if not p.exists()]
+    taken = sum(len(r.screenshots) for r in visit.pages.values())
+    assert not missing and taken == 2 * len(PAGES), f"{taken} of {2 * len(PAGES)} screenshots; missing {missing}"

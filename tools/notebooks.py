@@ -1,0 +1,235 @@
+"""Jupyter notebooks generated from the chapter pages — never a second copy written by hand.
+
+Every chapter (a page of ``docs/<lang>/`` other than the home page that includes at least one
+snippet) gets ``docs/<lang>/notebooks/<slug>.ipynb``. In page order it holds the chapter's
+headings as markdown cells, in the page's language, and each snippet the page includes as a code
+cell, with the snippet's verified output stored as the cell's stdout. Code and outputs come from
+``snippets/`` and headings from the page, so a notebook is a function of files that are already
+checked; the tests regenerate every notebook in memory and compare it with the committed one.
+
+    python -m tools.notebooks write    # generate or refresh the notebooks, list what changed
+    python -m tools.notebooks check    # report stale, missing or orphaned notebooks, change nothing
+
+``./run refresh`` runs ``write`` after refreshing the snippets, so outputs and notebooks move
+together. The site renders the notebooks with mkdocs-jupyter (``hooks/notebooks.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+from tools import site, snippets
+
+ROOT = site.ROOT
+FOLDER = "notebooks"  # docs/<lang>/notebooks/<slug>.ipynb
+NOT_CHAPTERS = {"index.md"}  # the home page shows the package versions, it is no chapter
+
+_HEADING = re.compile(r"^(?P<hashes>#{1,6})[ \t]+(?P<text>.+?)[ \t]*(?:\{[^}\n]*#(?P<id>[\w-]+)[^}\n]*\})?[ \t]*$")
+_ANNOTATION = re.compile(r"[ \t]*# \(\d+\)!$", re.M)
+_SITE_URL = re.compile(r"^site_url:\s*(\S+)", re.M)
+
+KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+
+INTRO = {
+    "zh": ("> 本笔记本由《残差笔记》的章节页面[{title}]({url})自动生成：代码与页面上的完全相同，"
+           "单元格中保存的输出就是测试运行并核对过的输出。每个代码单元都自带导入、随机种子和数据，"
+           "可以单独运行，也可以从上到下依次运行。"),
+    "en": ("> Generated from the Residual Notes chapter [{title}]({url}). The code is exactly the code "
+           "on the page, and the stored outputs are the ones the tests ran and verified. Each code cell "
+           "brings its own imports, seed and data: run it alone, or run the notebook top to bottom."),
+}
+
+
+@dataclass
+class Heading:
+    level: int
+    text: str
+    id: str | None
+
+
+def strip_annotations(code: str) -> str:
+    """Code without Material's ``# (1)!`` annotation markers: what a reader copies from the page."""
+    return _ANNOTATION.sub("", code)
+
+
+def site_url() -> str:
+    m = _SITE_URL.search((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    return (m.group(1) if m else "/").rstrip("/") + "/"
+
+
+def page_url(lang: str, slug: str) -> str:
+    """Public URL of a chapter page."""
+    return site_url() + ("" if lang == site.DEFAULT_LANG else f"{lang}/") + f"{slug}/"
+
+
+def chapters(lang: str = site.DEFAULT_LANG, docs: Path = site.DOCS) -> list[str]:
+    """Slugs of the pages that get a notebook: top-level pages that include a snippet."""
+    found = []
+    for path in sorted((docs / lang).glob("*.md")):
+        if path.name not in NOT_CHAPTERS and site.includes(path.read_text(encoding="utf-8")):
+            found.append(path.stem)
+    return found
+
+
+def notebook_path(lang: str, slug: str, docs: Path = site.DOCS) -> Path:
+    return docs / lang / FOLDER / f"{slug}.ipynb"
+
+
+def outline(text: str) -> list[Heading | str]:
+    """Headings and snippet includes of a page, in page order (each snippet file once)."""
+    items: list[Heading | str] = []
+    seen: set[str] = set()
+    for line in text.splitlines():
+        m = _HEADING.match(line)
+        if m:
+            items.append(Heading(len(m.group("hashes")), m.group("text").strip(), m.group("id")))
+            continue
+        for name in site.includes(line):
+            if name not in seen:  # `file.md:code` and `file.md:output` are one snippet
+                seen.add(name)
+                items.append(name)
+    return items
+
+
+def _cell_id(prefix: str, name: str, taken: set[str]) -> str:
+    base = (prefix + re.sub(r"[^A-Za-z0-9_-]+", "-", name)).strip("-")[:60] or prefix
+    cid, n = base, 2
+    while cid in taken:
+        cid, n = f"{base[:56]}-{n}", n + 1
+    taken.add(cid)
+    return cid
+
+
+def build(lang: str, slug: str, docs: Path = site.DOCS, snippet_dir: Path = snippets.SNIPPETS):
+    """The notebook of one chapter page, as a nbformat node."""
+    text = (docs / lang / f"{slug}.md").read_text(encoding="utf-8")
+    items = outline(text)
+    title = next((h.text for h in items if isinstance(h, Heading) and h.level == 1), slug)
+    cells, taken, heading_ids = [], set(), []
+    pending: list[tuple[str, str]] = []  # consecutive headings go into one markdown cell
+    count = 0
+
+    def flush():
+        if pending:
+            source = "\n\n".join(md for md, _ in pending)
+            cells.append(nbformat.v4.new_markdown_cell(source, id=_cell_id("md-", pending[0][1], taken)))
+            pending.clear()
+
+    for item in items:
+        if isinstance(item, Heading):
+            heading_ids.append(item.id or "")
+            md = "#" * item.level + " " + item.text
+            if item.level == 1 and not cells and not pending:
+                md += "\n\n" + INTRO[lang].format(title=title, url=page_url(lang, slug))
+            pending.append((md, item.id or "heading"))
+            continue
+        flush()
+        for block in snippets.extract(snippet_dir / item):
+            count += 1
+            cell = nbformat.v4.new_code_cell(strip_annotations(block.code).rstrip("\n"), id=_cell_id("code-", Path(item).stem, taken))
+            cell.execution_count = count
+            cell.metadata["snippet"] = f"snippets/{item}"
+            if block.expected:
+                cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=block.expected)]
+            cells.append(cell)
+    flush()
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = cells
+    nb.metadata = {
+        "kernelspec": dict(KERNELSPEC),
+        "language_info": {"name": "python"},
+        "residual_notes": {
+            "generated_by": "python -m tools.notebooks write",
+            "page": f"docs/{lang}/{slug}.md",
+            "lang": lang,
+            "heading_ids": heading_ids,
+        },
+    }
+    return nb
+
+
+def render(nb) -> str:
+    """The notebook as it is committed: nbformat's canonical JSON."""
+    return nbformat.writes(nb) + "\n"
+
+
+def expected(docs: Path = site.DOCS, snippet_dir: Path = snippets.SNIPPETS) -> dict[Path, str]:
+    """Every notebook that should exist, with its content."""
+    out = {}
+    for lang in site.LANGS:
+        for slug in chapters(lang, docs):
+            out[notebook_path(lang, slug, docs)] = render(build(lang, slug, docs, snippet_dir))
+    return out
+
+
+def committed(docs: Path = site.DOCS) -> list[Path]:
+    return sorted(p for lang in site.LANGS for p in (docs / lang / FOLDER).glob("*.ipynb"))
+
+
+def _rel(path: Path) -> str:
+    return path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else str(path)
+
+
+def problems(docs: Path = site.DOCS, snippet_dir: Path = snippets.SNIPPETS) -> list[str]:
+    """Notebooks that are stale, missing or belong to no chapter, each named."""
+    want = expected(docs, snippet_dir)
+    found = []
+    for path, text in want.items():
+        if not path.exists():
+            found.append(f"{_rel(path)} is missing: run `./run refresh`")
+        elif path.read_text(encoding="utf-8") != text:
+            diff = difflib.unified_diff(path.read_text(encoding="utf-8").splitlines(True), text.splitlines(True),
+                                        fromfile=f"{_rel(path)} (committed)", tofile=f"{_rel(path)} (from the page)",
+                                        n=1)
+            found.append(f"{_rel(path)} is out of date with its page or snippets: run `./run refresh`\n"
+                         + "".join(list(diff)[:40]))
+    for path in committed(docs):
+        if path not in want:
+            found.append(f"{_rel(path)} belongs to no chapter with snippets: run `./run refresh` to remove it")
+    return found
+
+
+def write(docs: Path = site.DOCS, snippet_dir: Path = snippets.SNIPPETS) -> list[str]:
+    """Write every notebook that differs, delete orphans; return what changed."""
+    want = expected(docs, snippet_dir)
+    changed = []
+    for path, text in want.items():
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            changed.append(_rel(path))
+    for path in committed(docs):
+        if path not in want:
+            path.unlink()
+            changed.append(f"{_rel(path)} (removed)")
+    return changed
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tools.notebooks", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("command", choices=["write", "check"])
+    args = parser.parse_args(argv)
+    if args.command == "write":
+        changed = write()
+        print(f"notebooks: {len(expected())} generated; changed: {len(changed)}")
+        for name in changed:
+            print("  " + name)
+        return 0
+    found = problems()
+    for p in found:
+        print(p, end="\n\n")
+    print(f"notebooks: {len(found)} problems")
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
