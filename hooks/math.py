@@ -29,6 +29,9 @@ _WRAPPER = re.compile(
 )
 _MATH_TEXT = re.compile(r">([^<>]+)<")
 _used_chars: set[str] = set()
+# Glyphs MathML draws without writing them as text (the radical of <msqrt>, stretched fences,
+# big operators); always keep them and their size variants in the font subset.
+_ALWAYS = set("√∑∏∫‖|()[]{}⟨⟩⌊⌋⌈⌉−+×·⋅∂∇∞≤≥≈≠→←⇒⇔↦∈∉⊆⊂∪∩∀∃ℝ𝟙^~¯ˆ˙")
 
 
 def _to_mathml(tex: str, display: bool, where: str) -> str:
@@ -60,7 +63,7 @@ def on_post_build(config, **kwargs) -> None:
     from fontTools import subset
     from fontTools.ttLib import TTFont
 
-    chars = "".join(sorted(_used_chars | {chr(c) for c in range(32, 127)}))
+    chars = "".join(sorted(_used_chars | _ALWAYS | {chr(c) for c in range(32, 127)}))
     key = hashlib.sha256(chars.encode()).hexdigest()[:16]
     cached = _CACHE / f"STIXTwoMath-{key}.woff2"
     if not cached.exists():
