@@ -103,6 +103,9 @@ class SitePage:
 
 PAGES = sorted((SitePage(lang, src) for lang in site.LANGS for src in site.pages(lang)),
                key=lambda p: (p.lang != site.DEFAULT_LANG, p.src))
+# what the sources say, read before the site is built (pages may be edited while the tests run)
+EXPECTED_CODE = {sp: sp.expected_code() for sp in PAGES}
+EXPECTED_FORMULAS = {sp: sp.expected_formulas() for sp in PAGES}
 
 
 def _sampled(sp: SitePage) -> bool:
@@ -390,7 +393,7 @@ def test_page_loads_nothing_from_other_hosts(visit, sp):
 def test_math_is_rendered(visit, sp):
     r = _report(visit, sp)
     f = r.facts
-    expected = sp.expected_formulas()
+    expected = EXPECTED_FORMULAS[sp]
     assert f["math"] >= expected, f"{r.url}: {f['math']} MathML formulas, the source has {expected}"
     assert f["mathLaidOut"], f"{r.url}: some <math> is not laid out as MathML"
     if f["math"]:
@@ -412,7 +415,7 @@ def test_language_switcher_leads_to_the_same_page(visit, sp):
 @pytest.mark.parametrize("sp", PAGES, ids=_IDS)
 def test_copy_buttons_copy_the_snippets(visit, sp):
     r = _report(visit, sp)
-    expected = sp.expected_code()
+    expected = EXPECTED_CODE[sp]
     assert r.facts["pythonBlocks"] == len(expected), \
         f"{r.url}: {r.facts['pythonBlocks']} Python blocks on the page, {len(expected)} in its snippets"
     assert not r.copy_errors, f"{r.url}: copy buttons failed:\n" + "\n".join(r.copy_errors)

@@ -59,3 +59,16 @@ def test_search_index_splits_chinese_words(built_site):
     index = json.loads((built_site / "search" / "search_index.json").read_text(encoding="utf-8"))
     assert "\\u200b" in index["config"]["separator"]
     assert {"zh", "en"} <= set(index["config"]["lang"])
+
+
+def test_every_image_resolves_to_a_built_file(built_site):
+    """A figure path that works in one language can break in the other (/en/ is one folder deeper)."""
+    missing = []
+    for html in built_site.rglob("*.html"):
+        for src in re.findall(r'<img[^>]*\ssrc="([^"]+)"', html.read_text(encoding="utf-8")):
+            if src.startswith("data:") or site.is_external(src):
+                continue
+            target = (html.parent / src.split("#")[0]).resolve()
+            if not target.is_file():
+                missing.append(f"{html.relative_to(built_site)}: {src}")
+    assert not missing, "images that do not resolve:\n" + "\n".join(missing)
