@@ -72,3 +72,15 @@ def test_every_image_resolves_to_a_built_file(built_site):
             if not target.is_file():
                 missing.append(f"{html.relative_to(built_site)}: {src}")
     assert not missing, "images that do not resolve:\n" + "\n".join(missing)
+
+
+def test_compacting_html_changes_nothing_a_reader_sees():
+    """hooks/compact_html.py: fold indentation, join Chinese lines, unwrap unstyled code spans only."""
+    from hooks.compact_html import compact
+
+    html = ('<div>\n    <p>残差连接\n把输入加到输出上。\nIt is\n    free.</p>\n'
+            '<pre><code><span class="n">x</span><span class="w">  </span><span class="o">+</span>\n'
+            '    <span class="mi">1</span></code></pre>\n  <script>\n  var a = 1;\n</script></div>')
+    assert compact(html) == ('<div>\n<p>残差连接把输入加到输出上。\nIt is\nfree.</p>\n'
+                             '<pre><code>x  <span class="o">+</span>\n    <span class="mi">1</span></code></pre>\n'
+                             '<script>\n  var a = 1;\n</script></div>')
