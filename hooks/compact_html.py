@@ -3,6 +3,7 @@
 * Pygments wraps every name and every run of spaces in code in its own ``<span>``; Material gives
   names the plain code colour (``--md-code-hl-name-color: var(--md-code-fg-color)``) and spaces no
   style, so those spans are unwrapped. Together they were ~13 % of a long chapter's HTML.
+* Spaces before a code annotation marker are dropped, so copied code has no trailing blanks.
 * Indentation outside ``<pre>``, ``<textarea>`` and ``<script>`` is folded: a run of white space
   that holds a line break becomes one line break, which renders the same.
 * A line break between two Chinese characters is dropped: browsers render it as a space, which
@@ -14,6 +15,9 @@ from __future__ import annotations
 import re
 
 _PLAIN_SPAN = re.compile(r'<span class="(?:n|w)">([^<]*)</span>')
+# Material turns a `# (1)!` comment into an annotation marker; the spaces before it would be copied
+# as trailing white space by the copy button.
+_BEFORE_ANNOTATION = re.compile(r'[ \t]+(?=<span class="c1"># \(\d+\)!</span>)')
 _KEEP = re.compile(r"(<pre\b.*?</pre>|<textarea\b.*?</textarea>|<script\b.*?</script>)", re.S)
 _INDENT = re.compile(r"\n[ \t\n]*")
 _CJK = "\u2e80-\u2fff\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef"
@@ -24,7 +28,8 @@ def compact(html: str) -> str:
     parts = _KEEP.split(html)
     for i, part in enumerate(parts):
         if i % 2:  # kept verbatim, apart from the plain spans inside code
-            parts[i] = _PLAIN_SPAN.sub(r"\1", part) if part.startswith("<pre") else part
+            if part.startswith("<pre"):
+                parts[i] = _BEFORE_ANNOTATION.sub("", _PLAIN_SPAN.sub(r"\1", part))
         else:
             parts[i] = _CJK_BREAK.sub("", _INDENT.sub("\n", part))
     return "".join(parts)

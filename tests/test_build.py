@@ -84,3 +84,10 @@ def test_compacting_html_changes_nothing_a_reader_sees():
     assert compact(html) == ('<div>\n<p>残差连接把输入加到输出上。\nIt is\nfree.</p>\n'
                              '<pre><code>x  <span class="o">+</span>\n    <span class="mi">1</span></code></pre>\n'
                              '<script>\n  var a = 1;\n</script></div>')
+
+
+def test_copied_code_has_no_blanks_before_an_annotation():
+    from hooks.compact_html import compact
+
+    html = '<pre><code>y = f(x)<span class="w">  </span><span class="c1"># (1)!</span>\n</code></pre>'
+    assert compact(html) == '<pre><code>y = f(x)<span class="c1"># (1)!</span>\n</code></pre>'
