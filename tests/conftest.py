@@ -10,14 +10,15 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tools import site, snippets  # noqa: E402
+from tools import snippets  # noqa: E402
+from tools.build import build  # noqa: E402
 
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory) -> Path:
     """The site as `mkdocs build --strict` makes it; a warning fails every test that needs it."""
     out = tmp_path_factory.mktemp("site")
-    proc = site.build(out)
+    proc = build(out)
     if proc.returncode != 0:
         pytest.fail(f"mkdocs build --strict failed:\n{proc.stdout}\n{proc.stderr}", pytrace=False)
     return out

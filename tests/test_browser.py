@@ -33,8 +33,11 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tools import notebooks, site, snippets
-from tools.screenshot import CHROMIUM, CHROMIUM_ARGS, serve_published
+from hooks import site_facts
+from tools import notebooks, snippets, sources
+from tools.browser import CHROMIUM, CHROMIUM_ARGS, serve_published
+
+SITE = site_facts.load()
 
 pytestmark = pytest.mark.skipif(
     not Path(CHROMIUM).exists(),
@@ -42,9 +45,9 @@ pytestmark = pytest.mark.skipif(
            "(and `fonts-wqy-zenhei` for Chinese screenshots); `playwright install` cannot download here",
 )
 
-SCREENSHOTS = site.ROOT / "screenshots"
+SCREENSHOTS = SITE.root / "screenshots"
 WORKERS = 2
-SEARCH_TERMS = {"zh": ["残差", "梯度", "归一化"], "en": ["residual", "gradient", "normalization"]}
+SEARCH_TERMS = {lang: SITE.text(lang, "search_terms") for lang in SITE.languages}  # mkdocs.yml
 
 # axe-core rules and elements excluded from the accessibility check, and why. Only violations of
 # impact "serious" or "critical" fail the test.
@@ -87,7 +90,7 @@ class SitePage:
         """Path of the page under the site's root, e.g. ``en/notebooks/ffn-design/``."""
         stem = self.src.rsplit(".", 1)[0]
         rel = "" if stem == "index" else f"{stem.removesuffix('/index')}/"
-        return ("" if self.lang == site.DEFAULT_LANG else f"{self.lang}/") + rel
+        return ("" if self.lang == SITE.default else f"{self.lang}/") + rel
 
     @property
     def id(self) -> str:
@@ -97,15 +100,15 @@ class SitePage:
         return SitePage(lang, self.src)
 
     def source(self) -> str:
-        return (site.DOCS / self.lang / self.src).read_text(encoding="utf-8")
+        return (SITE.docs / self.lang / self.src).read_text(encoding="utf-8")
 
     def expected_code(self) -> list[str]:
         """The Python code each copy button must copy, in page order."""
         if self.src.endswith(".ipynb"):
             import nbformat
-            nb = nbformat.read(site.DOCS / self.lang / self.src, as_version=4)
+            nb = nbformat.read(SITE.docs / self.lang / self.src, as_version=4)
             return [c.source.rstrip() for c in nb.cells if c.cell_type == "code"]
-        names = list(dict.fromkeys(site.includes(self.source())))
+        names = list(dict.fromkeys(sources.includes(self.source())))
         return [notebooks.strip_annotations(b.code).rstrip()
                 for name in names for b in snippets.extract(snippets.SNIPPETS / name)]
 
@@ -113,11 +116,11 @@ class SitePage:
         if not self.src.endswith(".md"):
             return 0
         text = re.sub(r"`[^`\n]*`", "", self.source())  # a `\(` in inline code is no formula
-        return text.count("\\(") + site.display_equations(text)
+        return text.count("\\(") + sources.display_equations(text)
 
 
-PAGES = sorted((SitePage(lang, src) for lang in site.LANGS for src in site.pages(lang)),
-               key=lambda p: (p.lang != site.DEFAULT_LANG, p.src))
+PAGES = sorted((SitePage(lang, src) for lang in SITE.languages for src in sources.pages(lang)),
+               key=lambda p: (p.lang != SITE.default, p.src))
 # what the sources say, read before the site is built (pages may be edited while the tests run)
 EXPECTED_CODE = {sp: sp.expected_code() for sp in PAGES}
 EXPECTED_FORMULAS = {sp: sp.expected_formulas() for sp in PAGES}
@@ -265,7 +268,7 @@ async def _visit_page(ctx, sp: SitePage, base: str, clipboard: asyncio.Lock) -> 
                     report.copy_errors.append(f"block {i + 1}: {type(err).__name__}: {str(err).splitlines()[0]}")
 
         if _sampled(sp):
-            other = next(lang for lang in site.LANGS if lang != sp.lang)
+            other = next(lang for lang in SITE.languages if lang != sp.lang)
             await page.evaluate(f"document.querySelector('.md-select__link[hreflang={other}]').click()")
             with contextlib.suppress(Exception):
                 await page.wait_for_url(base + sp.counterpart(other).path, timeout=5000)
@@ -288,7 +291,7 @@ async def _search(ctx, base: str, lang: str) -> dict[tuple[str, str], dict]:
     page = await ctx.new_page()
     out = {}
     try:
-        await page.goto(base + ("" if lang == site.DEFAULT_LANG else f"{lang}/"), wait_until="networkidle")
+        await page.goto(base + ("" if lang == SITE.default else f"{lang}/"), wait_until="networkidle")
         box = page.locator("input.md-search__input")
         await box.click()
         for term in SEARCH_TERMS[lang]:
@@ -350,7 +353,7 @@ async def _visit_all(base: str) -> Visit:
         contexts = [await new_context() for _ in range(WORKERS)]
         await asyncio.gather(*(worker(ctx) for ctx in contexts))
         for found in await asyncio.gather(*(_search(contexts[i % WORKERS], base, lang)
-                                            for i, lang in enumerate(site.LANGS))):
+                                            for i, lang in enumerate(SITE.languages))):
             search.update(found)
         for ctx in contexts:
             await ctx.close()
@@ -385,7 +388,7 @@ def _alternate_sitemap(text: str, visit: Visit, sp: SitePage) -> bool:
     each language (right for hreflang and for the switcher), so these fetches 404, on the published
     site too; Material ignores the failure. Nothing else is excused.
     """
-    urls = {visit.base + sp.counterpart(lang).path + "sitemap.xml" for lang in site.LANGS}
+    urls = {visit.base + sp.counterpart(lang).path + "sitemap.xml" for lang in SITE.languages}
     urls -= {visit.base + "sitemap.xml"}  # the real sitemap must load
     return "404" in text and any(u in text for u in urls)
 
@@ -421,7 +424,7 @@ def test_math_is_rendered(visit, sp):
 @pytest.mark.parametrize("sp", PAGES, ids=_IDS)
 def test_language_switcher_leads_to_the_same_page(visit, sp):
     r = _report(visit, sp)
-    want = {lang: visit.base + sp.counterpart(lang).path for lang in site.LANGS}
+    want = {lang: visit.base + sp.counterpart(lang).path for lang in SITE.languages}
     assert r.facts["switcher"] == want, f"{r.url}: switcher links {r.facts['switcher']}, expected {want}"
     assert r.facts["lang"].startswith(sp.lang), f"{r.url}: <html lang={r.facts['lang']!r}>"
     for lang, url in r.switch_click.items():
@@ -457,14 +460,14 @@ def test_no_request_left_127_0_0_1(visit):
     assert not visit.external, "requests to other hosts:\n" + "\n".join(sorted(set(visit.external)))
 
 
-@pytest.mark.parametrize("lang,term", [(lang, t) for lang in site.LANGS for t in SEARCH_TERMS[lang]])
+@pytest.mark.parametrize("lang,term", [(lang, t) for lang in SITE.languages for t in SEARCH_TERMS[lang]])
 def test_search_finds_terms_in_the_page_language(visit, lang, term):
     found = visit.search.get((lang, term))
     assert found is not None, f"search for {term!r} did not run"
     links = found["links"]
     assert links, f"searching {term!r} on the {lang} site found nothing ({found['meta']!r})"
-    inside = visit.base + ("" if lang == site.DEFAULT_LANG else f"{lang}/")
-    others = [visit.base + f"{o}/" for o in site.LANGS if o != site.DEFAULT_LANG and o != lang]
+    inside = visit.base + ("" if lang == SITE.default else f"{lang}/")
+    others = [visit.base + f"{o}/" for o in SITE.languages if o != SITE.default and o != lang]
     wrong = [u for u in links if not u.startswith(inside) or any(u.startswith(o) for o in others)]
     assert not wrong, f"searching {term!r} on the {lang} site leads to other languages: {wrong}"
 

@@ -25,11 +25,13 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tools import notebooks, site, snippets
+from hooks import site_facts
+from tools import notebooks, snippets
 
-ROOT = site.ROOT
+SITE = site_facts.load()
+ROOT = SITE.root
 EXPECTED = notebooks.expected()
-RUN_LANG = site.DEFAULT_LANG
+RUN_LANG = SITE.default
 CELL_TIMEOUT = 300  # seconds; a snippet is meant to take a few
 
 
@@ -61,7 +63,7 @@ def _code_cells(path: Path) -> list[str]:
 
 @pytest.mark.parametrize("slug", notebooks.chapters(RUN_LANG))
 def test_both_languages_hold_the_same_code(slug):
-    paths = {lang: notebooks.notebook_path(lang, slug) for lang in site.LANGS}
+    paths = {lang: notebooks.notebook_path(lang, slug) for lang in SITE.languages}
     missing = [_rel(p) for p in paths.values() if not p.exists()]
     if missing:
         pytest.fail(f"missing: {missing} (run `./run refresh`)", pytrace=False)

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import pytest
 
-from tools import site, snippets
+from hooks import site_facts
+from tools import snippets, sources
+
+SITE = site_facts.load()
 
 BLOCKS = snippets.collect()
 FILES = snippets.snippet_files()
@@ -39,9 +42,9 @@ def test_snippet_file_is_run_and_shown(path):
     assert not skipped, (f"snippets/{rel}: fences at lines {skipped} would be skipped by pytest-codeblocks;"
                          " the info string must be exactly `python`")
     assert snippets.extract(path), f"snippets/{rel} holds no block that pytest-codeblocks runs"
-    for lang in site.LANGS:
-        users = [p for p in site.pages(lang) if p.endswith(".md")
-                 and rel in site.includes((site.DOCS / lang / p).read_text(encoding="utf-8"))]
+    for lang in SITE.languages:
+        users = [p for p in sources.pages(lang) if p.endswith(".md")
+                 and rel in sources.includes(sources.read(lang, p))]
         assert users, f"snippets/{rel} is included by no page in docs/{lang}/"
 
 

@@ -24,7 +24,6 @@ import asyncio
 import gzip
 import os
 import resource
-import shutil
 import statistics
 import subprocess
 import sys
@@ -32,15 +31,15 @@ import tempfile
 import time
 from pathlib import Path
 
-from tools import notebooks, site, snippets
-from tools.screenshot import CHROMIUM, CHROMIUM_ARGS, serve_published
+from hooks import site_facts
+from tools import notebooks, snippets, sources
+from tools.browser import CHROMIUM, CHROMIUM_ARGS, serve_published
+from tools.build import build, copy_project
 
-ROOT = site.ROOT
-COPY = ("mkdocs.yml", "docs", "snippets", "hooks", "overrides")
 KB = 1024
 
 TARGETS = {
-    "warm": 8.0, "warm_notebooks": 12.0, "snippets": 60.0, "html": 150 * KB, "html_notebook": 400 * KB,
+    "warm": 4.0, "snippets": 60.0, "html": 150 * KB, "html_notebook": 400 * KB,
     "math": 1.5, "first_visit": 1024 * KB,
 }
 
@@ -68,15 +67,11 @@ def bench_builds(out: Path) -> dict[str, tuple[float, float]]:
     """Cold and warm strict builds of a copy of the project; the site stays in ``out``."""
     times = {}
     with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
-        work = Path(tmp) / "project"
-        work.mkdir()
-        for name in COPY:
-            src = ROOT / name
-            (shutil.copytree if src.is_dir() else shutil.copy)(src, work / name)
+        work = copy_project(Path(tmp) / "project").parent
         fresh_tmp = Path(tmp) / "tmp"
         fresh_tmp.mkdir()
         env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "TMPDIR": str(fresh_tmp)}
-        cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(out)]
+        cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)]
         for label in ("cold", "warm"):
             wall, cpu, proc = _timed(cmd, work, env)
             if proc.returncode:
@@ -94,13 +89,9 @@ def bench_snippets() -> tuple[float, int]:
 
 def page_paths() -> list[tuple[str, str]]:
     """(site path, source) of every page in both languages."""
-    out = []
-    for lang in site.LANGS:
-        for src in sorted(site.pages(lang)):
-            stem = src.rsplit(".", 1)[0]
-            rel = "" if stem == "index" else f"{stem}/"
-            out.append((("" if lang == site.DEFAULT_LANG else f"{lang}/") + rel, f"docs/{lang}/{src}"))
-    return out
+    facts = site_facts.load()
+    return [(facts.url_of(lang, src), f"docs/{lang}/{src}")
+            for lang in facts.languages for src in sorted(sources.pages(lang))]
 
 
 async def _load(browser, url: str, wait_math: bool = False) -> dict:
@@ -179,17 +170,17 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="bench-site-") as tmp:
         site_dir = Path(tmp) / "site"
         if args.skip_build:
-            proc = site.build(site_dir)
+            proc = build(site_dir)
             if proc.returncode:
                 raise SystemExit(proc.stdout + proc.stderr)
         else:
             print("building (cold, then warm) ...", file=sys.stderr)
             builds = bench_builds(site_dir)
-            warm_target = TARGETS["warm_notebooks" if has_notebooks else "warm"]
+            warm_target = TARGETS["warm"]
             cold, warm = builds["cold"], builds["warm"]
             rows.append(("strict build, cold (no .cache, fresh process)", f"{cold[0]:.1f} s wall, {cold[1]:.1f} s CPU",
                          "", None))
-            rows.append(("strict build, warm" + (" (with notebooks)" if has_notebooks else ""),
+            rows.append(("strict build, warm",
                          f"{warm[0]:.1f} s wall, {warm[1]:.1f} s CPU", f"≤ {warm_target:.0f} s", warm[0] <= warm_target))
         if not args.skip_snippets:
             print("running every snippet ...", file=sys.stderr)

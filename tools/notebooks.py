@@ -25,27 +25,17 @@ from pathlib import Path
 
 import nbformat
 
-from tools import site, snippets
+from hooks import site_facts
+from tools import snippets, sources
 
-ROOT = site.ROOT
+ROOT = site_facts.ROOT
 FOLDER = "notebooks"  # docs/<lang>/notebooks/<slug>.ipynb
 NOT_CHAPTERS = {"index.md"}  # the home page shows the package versions, it is no chapter
 
 _HEADING = re.compile(r"^(?P<hashes>#{1,6})[ \t]+(?P<text>.+?)[ \t]*(?:\{[^}\n]*#(?P<id>[\w-]+)[^}\n]*\})?[ \t]*$")
 _ANNOTATION = re.compile(r"[ \t]*# \(\d+\)!$", re.M)
-_SITE_URL = re.compile(r"^site_url:\s*(\S+)", re.M)
 
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
-
-INTRO = {
-    "zh": ("> 本笔记本由《残差笔记》的章节页面[{title}]({url})自动生成：代码与页面上的完全相同，"
-           "单元格中保存的输出就是测试运行并核对过的输出。每个代码单元都自带导入、随机种子和数据，"
-           "可以单独运行，也可以从上到下依次运行。"),
-    "en": ("> Generated from the Residual Notes chapter [{title}]({url}). The code is exactly the code "
-           "on the page, and the stored outputs are the ones the tests ran and verified. Each code cell "
-           "brings its own imports, seed and data: run it alone, or run the notebook top to bottom."),
-}
-
 
 @dataclass
 class Heading:
@@ -59,27 +49,24 @@ def strip_annotations(code: str) -> str:
     return _ANNOTATION.sub("", code)
 
 
-def site_url() -> str:
-    m = _SITE_URL.search((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
-    return (m.group(1) if m else "/").rstrip("/") + "/"
-
-
 def page_url(lang: str, slug: str) -> str:
     """Public URL of a chapter page."""
-    return site_url() + ("" if lang == site.DEFAULT_LANG else f"{lang}/") + f"{slug}/"
+    return site_facts.load().public_url(lang, f"{slug}.md")
 
 
-def chapters(lang: str = site.DEFAULT_LANG, docs: Path = site.DOCS) -> list[str]:
+def chapters(lang: str | None = None, docs: Path | None = None) -> list[str]:
     """Slugs of the pages that get a notebook: top-level pages that include a snippet."""
+    facts = site_facts.load()
+    lang, docs = lang or facts.default, docs or facts.docs
     found = []
     for path in sorted((docs / lang).glob("*.md")):
-        if path.name not in NOT_CHAPTERS and site.includes(path.read_text(encoding="utf-8")):
+        if path.name not in NOT_CHAPTERS and sources.includes(path.read_text(encoding="utf-8")):
             found.append(path.stem)
     return found
 
 
-def notebook_path(lang: str, slug: str, docs: Path = site.DOCS) -> Path:
-    return docs / lang / FOLDER / f"{slug}.ipynb"
+def notebook_path(lang: str, slug: str, docs: Path | None = None) -> Path:
+    return (docs or site_facts.load().docs) / lang / FOLDER / f"{slug}.ipynb"
 
 
 def outline(text: str) -> list[Heading | str]:
@@ -91,7 +78,7 @@ def outline(text: str) -> list[Heading | str]:
         if m:
             items.append(Heading(len(m.group("hashes")), m.group("text").strip(), m.group("id")))
             continue
-        for name in site.includes(line):
+        for name in sources.includes(line):
             if name not in seen:  # `file.md:code` and `file.md:output` are one snippet
                 seen.add(name)
                 items.append(name)
@@ -107,9 +94,9 @@ def _cell_id(prefix: str, name: str, taken: set[str]) -> str:
     return cid
 
 
-def build(lang: str, slug: str, docs: Path = site.DOCS, snippet_dir: Path = snippets.SNIPPETS):
+def build(lang: str, slug: str, docs: Path | None = None, snippet_dir: Path = snippets.SNIPPETS):
     """The notebook of one chapter page, as a nbformat node."""
-    text = (docs / lang / f"{slug}.md").read_text(encoding="utf-8")
+    text = sources.read(lang, f"{slug}.md", docs)
     items = outline(text)
     title = next((h.text for h in items if isinstance(h, Heading) and h.level == 1), slug)
     cells, taken, heading_ids = [], set(), []
@@ -127,7 +114,7 @@ def build(lang: str, slug: str, docs: Path = site.DOCS, snippet_dir: Path = snip
             heading_ids.append(item.id or "")
             md = "#" * item.level + " " + item.text
             if item.level == 1 and not cells and not pending:
-                md += "\n\n" + INTRO[lang].format(title=title, url=page_url(lang, slug))
+                md += "\n\n" + site_facts.load().text(lang, "notebook_intro").format(title=title, url=page_url(lang, slug))
             pending.append((md, item.id or "heading"))
             continue
         flush()
@@ -161,24 +148,25 @@ def render(nb) -> str:
     return nbformat.writes(nb) + "\n"
 
 
-def expected(docs: Path = site.DOCS, snippet_dir: Path = snippets.SNIPPETS) -> dict[Path, str]:
+def expected(docs: Path | None = None, snippet_dir: Path = snippets.SNIPPETS) -> dict[Path, str]:
     """Every notebook that should exist, with its content."""
     out = {}
-    for lang in site.LANGS:
+    for lang in site_facts.load().languages:
         for slug in chapters(lang, docs):
             out[notebook_path(lang, slug, docs)] = render(build(lang, slug, docs, snippet_dir))
     return out
 
 
-def committed(docs: Path = site.DOCS) -> list[Path]:
-    return sorted(p for lang in site.LANGS for p in (docs / lang / FOLDER).glob("*.ipynb"))
+def committed(docs: Path | None = None) -> list[Path]:
+    docs = docs or site_facts.load().docs
+    return sorted(p for lang in site_facts.load().languages for p in (docs / lang / FOLDER).glob("*.ipynb"))
 
 
 def _rel(path: Path) -> str:
     return path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else str(path)
 
 
-def problems(docs: Path = site.DOCS, snippet_dir: Path = snippets.SNIPPETS) -> list[str]:
+def problems(docs: Path | None = None, snippet_dir: Path = snippets.SNIPPETS) -> list[str]:
     """Notebooks that are stale, missing or belong to no chapter, each named."""
     want = expected(docs, snippet_dir)
     found = []
@@ -197,7 +185,7 @@ def problems(docs: Path = site.DOCS, snippet_dir: Path = snippets.SNIPPETS) -> l
     return found
 
 
-def write(docs: Path = site.DOCS, snippet_dir: Path = snippets.SNIPPETS) -> list[str]:
+def write(docs: Path | None = None, snippet_dir: Path = snippets.SNIPPETS) -> list[str]:
     """Write every notebook that differs, delete orphans; return what changed."""
     want = expected(docs, snippet_dir)
     changed = []

@@ -10,56 +10,12 @@ Without --site it builds the site first (strict) into a temporary folder. Full-p
 from __future__ import annotations
 
 import argparse
-import contextlib
-import functools
-import http.server
 import tempfile
-import threading
 from pathlib import Path
 
-from tools import site
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-@contextlib.contextmanager
-def serve(directory: Path):
-    """Serve ``directory`` on 127.0.0.1 at a free port; yields the base URL."""
-    handler = functools.partial(_QuietHandler, directory=str(directory))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-
-
-@contextlib.contextmanager
-def serve_published(site_dir: Path):
-    """Serve a built site under the path of its ``site_url`` (``/residual-notes/``), as it is
-    published; Material resolves some URLs from that path. Yields the site's base URL."""
-    from tools.notebooks import site_url
-    from urllib.parse import urlsplit
-
-    prefix = urlsplit(site_url()).path.strip("/")
-    if not prefix:
-        with serve(site_dir) as base:
-            yield base
-        return
-    with tempfile.TemporaryDirectory(prefix="served-") as root:
-        target = Path(root) / prefix
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.symlink_to(Path(site_dir).resolve(), target_is_directory=True)
-        with serve(Path(root)) as base:
-            yield f"{base}{prefix}/"
+from hooks import site_facts
+from tools.browser import CHROMIUM, CHROMIUM_ARGS, serve
+from tools.build import build
 
 
 def main() -> None:
@@ -68,7 +24,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("pages", nargs="+")
     parser.add_argument("--site", type=Path)
-    parser.add_argument("--out", type=Path, default=site.ROOT / "screenshots")
+    parser.add_argument("--out", type=Path, default=site_facts.ROOT / "screenshots")
     parser.add_argument("--dark", action="store_true")
     parser.add_argument("--width", type=int, default=1280)
     args = parser.parse_args()
@@ -76,7 +32,7 @@ def main() -> None:
         site_dir = args.site
         if site_dir is None:
             site_dir = Path(tmp) / "site"
-            proc = site.build(site_dir)
+            proc = build(site_dir)
             if proc.returncode:
                 raise SystemExit(proc.stdout + proc.stderr)
         args.out.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,52 @@
+"""A real browser for the tests and tools: Debian's Chromium, and the built site served on
+127.0.0.1 under the path of its ``site_url``, as it is published."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import http.server
+import tempfile
+import threading
+from pathlib import Path
+
+from hooks import site_facts
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@contextlib.contextmanager
+def serve(directory: Path):
+    """Serve ``directory`` on 127.0.0.1 at a free port; yields the base URL."""
+    handler = functools.partial(_QuietHandler, directory=str(directory))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+
+
+@contextlib.contextmanager
+def serve_published(site_dir: Path):
+    """Serve a built site under the path of its ``site_url`` (``/residual-notes/``), as it is
+    published; Material resolves some URLs from that path. Yields the site's base URL."""
+    prefix = site_facts.load().base_path.strip("/")
+    if not prefix:
+        with serve(site_dir) as base:
+            yield base
+        return
+    with tempfile.TemporaryDirectory(prefix="served-") as root:
+        target = Path(root) / prefix
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.symlink_to(Path(site_dir).resolve(), target_is_directory=True)
+        with serve(Path(root)) as base:
+            yield f"{base}{prefix}/"
