@@ -1,31 +1,36 @@
-"""Chapter notebooks as pages of both languages, and the links between chapter and notebook.
+"""Chapter notebooks as pages of every language, and the links between chapter and notebook.
 
 ``tools/notebooks.py`` generates ``docs/<lang>/notebooks/<slug>.ipynb`` from each chapter page;
 mkdocs-jupyter converts them to HTML (never executing them: they carry their verified outputs).
-This hook makes that work with mkdocs-static-i18n and keeps the pages light:
+This hook does that one job: notebook pages that work with mkdocs-static-i18n and stay light.
+(Search per language and shared assets are ``hooks/search_per_language.py`` and
+``hooks/shared_assets.py``.)
 
 * i18n rebuilds every file as a plain ``File`` (ultrabug/mkdocs-static-i18n#198), so a notebook
   would be copied raw instead of rendered. ``File.is_documentation_page`` is widened to accept
   ``.ipynb``, which also gives notebooks their language alternates and URLs (``notebooks/<slug>/``).
-* mkdocs-jupyter evicts, after each build, cached conversions the build did not use; i18n runs
-  one build per language, so each language evicted the other's cache. That eviction is dropped and
-  done here once, after the last language.
-* Shared assets: with ``fallback_to_default: false`` i18n leaves files outside the language folders
-  (``docs/assets/…``: figures, diagrams) out of the other languages' builds, so an English page's
-  ``../assets/figures/x.svg`` was neither checked nor rewritten and 404ed under ``/en/``. They are
-  added back with their one published path (``assets/…``), so links resolve to the shared copy.
-* A "Notebooks" nav section lists the notebooks that exist (so nav never names a missing file).
+* mkdocs-jupyter evicts, after each build, the cached conversions the build did not use; i18n runs
+  one build per language, so each language would evict the other's cache. Each language gets its
+  own ``cache_dir`` (the plugin's public option, set per build), so eviction stays within it.
+* A nav section (its title: the language's ``extra.strings.notebooks_nav``) lists the notebooks
+  that exist, in chapter order, so nav never names a missing file.
 * nbconvert's output carries ~600 KB of inlined JupyterLab CSS, scripts from a CDN (MathJax,
   mermaid) and its own copy buttons. The page keeps only the cells: code cells become the same
-  ``highlight`` blocks as on chapter pages (Material's copy button, colours and dark mode), stream
-  outputs become ``text`` blocks marked stdout, and headings get the chapter page's ids. Search
-  skips notebook pages: the chapter shows the same code, with its explanation.
-* Search, per language: i18n writes one index for both languages, so an English reader searching
-  "residual" also got Chinese pages. After the last language the index is split into
-  ``search/search_index.json`` (zh) and ``en/search/search_index.json`` (en), and English pages
-  point Material's ``base`` at ``en/`` so they load their own index and resolve its links.
+  ``highlight`` blocks as on chapter pages (Material's copy button, colours and dark mode), text
+  outputs become ``text`` blocks, and headings get the chapter page's ids. Search skips notebook
+  pages: the chapter shows the same code, with its explanation.
 * ``page.notebook`` tells ``overrides/partials/content.html`` which links to show: on a chapter,
   its notebook and the .ipynb download; on a notebook, the download and the chapter.
+
+Private or undocumented upstream details this hook relies on, each checked on every build
+(``PluginError`` naming what was expected) and by ``tests/test_site_hooks.py``:
+
+* the class-wide patch of ``mkdocs.structure.files.File.is_documentation_page`` (no public way to
+  make i18n's rebuilt files pages): every ``.ipynb`` file must be a page after i18n's ``on_files``;
+* nbconvert's markup, rewritten by regexes: ``<div class="highlight-ipynb hl-<lang>">`` code
+  blocks, ``jp-RenderedText jp-OutputArea-output`` text outputs, ``<h1>``–``<h6>`` headings with
+  ``anchor-link`` permalinks: the counts must match the notebook's cells and outputs;
+* ``mkdocs.structure.toc.get_toc`` fed hand-built tokens (Python-Markdown's ``toc_tokens`` shape).
 """
 
 from __future__ import annotations
@@ -36,21 +41,18 @@ import re
 from pathlib import Path, PurePosixPath
 
 from mkdocs import plugins
+from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 from mkdocs.structure.toc import get_toc
 from mkdocs.utils import get_relative_url
 
-ROOT = Path(__file__).resolve().parent.parent
-FOLDER = "notebooks"
-DEFAULT_LANG = "zh"
-NAV_TITLE = "笔记本"  # translated by i18n's nav_translations (mkdocs.yml)
+try:
+    from hooks import site_facts
+except ImportError:  # MkDocs loads a hook by its path, with hooks/ on sys.path
+    import site_facts
 
-LABELS = {
-    "zh": {"open": "以 Jupyter 笔记本打开本章代码", "download": "下载 .ipynb", "chapter": "回到章节页面",
-           "bar": "本章代码"},
-    "en": {"open": "Open this chapter as a notebook", "download": "Download .ipynb", "chapter": "Back to the chapter",
-           "bar": "This chapter's code"},
-}
+FOLDER = "notebooks"
+JUPYTER = "mkdocs-jupyter"  # the plugin's name in mkdocs.yml
 
 # --------------------------------------------------------------------------- notebooks are pages
 
@@ -64,20 +66,14 @@ def _is_documentation_page(self: File) -> bool:
 File.is_documentation_page = _is_documentation_page
 
 
-def _parts(page) -> tuple[str, str, bool]:
+def _parts(page, facts) -> tuple[str, str, bool]:
     """(language, slug, is_notebook) of a page whose source is docs/<lang>/[notebooks/]<slug>.*"""
-    parts = PurePosixPath(page.file.src_uri).parts
-    lang = parts[0] if len(parts) > 1 else DEFAULT_LANG
-    is_notebook = page.file.src_uri.endswith(".ipynb")
-    return lang, PurePosixPath(page.file.src_uri).stem, is_notebook
+    src = page.file.src_uri
+    return facts.lang_of(src), PurePosixPath(src).stem, src.endswith(".ipynb")
 
 
-def _docs(config) -> Path:
-    return Path(config.docs_dir)
-
-
-def _existing_notebooks(config) -> list[str]:
-    return sorted(p.stem for p in (_docs(config) / DEFAULT_LANG / FOLDER).glob("*.ipynb"))
+def _existing_notebooks(facts) -> list[str]:
+    return sorted(p.stem for p in (facts.docs / facts.default / FOLDER).glob("*.ipynb"))
 
 
 def _flatten(nav) -> list[str]:
@@ -93,96 +89,48 @@ def _flatten(nav) -> list[str]:
     return out
 
 
-_jupyter = None  # the mkdocs-jupyter plugin instance
-_used_cache: set[Path] = set()
+_cache_root: dict[int, str] = {}  # mkdocs-jupyter's cache_dir as configured, per plugin instance
+_nav_section: list[dict] = []  # the nav section this hook added (config.nav persists across builds)
 
 
-@plugins.event_priority(50)
+@plugins.event_priority(-150)  # after i18n's on_config (-100) has set up this language's build
 def on_config(config):
-    global _jupyter
-    # drop mkdocs-jupyter's per-build cache eviction (see the module docstring)
-    for method in list(config.plugins.events["post_build"]):
-        if type(getattr(method, "__self__", None)).__module__ == "mkdocs_jupyter.plugin":
-            _jupyter = method.__self__
-            config.plugins.events["post_build"].remove(method)
-    # the nav section, in the order the chapters appear in the nav (runs once per language build)
-    if config.nav is not None and not any(isinstance(i, dict) and NAV_TITLE in i for i in config.nav):
-        slugs = _existing_notebooks(config)
+    facts = site_facts.from_config(config)
+    jupyter = config.plugins.get(JUPYTER)
+    if jupyter is None:
+        raise PluginError(f"hooks/notebooks.py: mkdocs.yml has no `{JUPYTER}` plugin to render docs/<lang>/{FOLDER}/*.ipynb")
+    lang = config.theme.get("language")
+    if lang not in facts.languages:
+        raise PluginError(f"hooks/notebooks.py: theme.language is {lang!r}; expected mkdocs-static-i18n "
+                          f"(reconfigure_material: true) to set it to the language being built, one of {facts.languages}")
+    # each language its own conversion cache, so mkdocs-jupyter's eviction keeps the other's
+    if jupyter.config["cache"]:
+        root = _cache_root.setdefault(id(jupyter), jupyter.config["cache_dir"])
+        jupyter.config["cache_dir"] = str(PurePosixPath(root) / lang)
+    # the nav section, in the order the chapters appear in the nav, titled in this language
+    if config.nav is not None:
+        for section in _nav_section:
+            if section in config.nav:
+                config.nav.remove(section)
+        _nav_section.clear()
+        slugs = _existing_notebooks(facts)
         order = [PurePosixPath(p).stem for p in _flatten(config.nav) if isinstance(p, str)]
         slugs.sort(key=lambda s: (order.index(s) if s in order else len(order), s))
         if slugs:
-            config.nav.append({NAV_TITLE: [f"{FOLDER}/{s}.ipynb" for s in slugs]})
+            section = {facts.text(lang, "notebooks_nav"): [f"{FOLDER}/{s}.ipynb" for s in slugs]}
+            _nav_section.append(section)
+            config.nav.append(section)
     return config
 
 
 @plugins.event_priority(-150)  # after i18n (-100) has rebuilt the file list for one language
 def on_files(files, config):
-    docs = _docs(config)
-    langs = {p.name for p in docs.iterdir() if p.is_dir()} & {DEFAULT_LANG, *_languages(config)}
-    have = {f.src_uri for f in files}
-    for path in sorted(docs.rglob("*")):
-        rel = path.relative_to(docs).as_posix()
-        if path.is_file() and rel.split("/")[0] not in langs and rel not in have and not rel.startswith("."):
-            shared = File(rel, str(docs), config.site_dir, config.use_directory_urls)
-            if not shared.is_documentation_page():
-                files.append(shared)
+    not_pages = [f.src_uri for f in files if f.src_uri.endswith(".ipynb") and not f.is_documentation_page()]
+    if not_pages:
+        raise PluginError("hooks/notebooks.py: notebooks are not documentation pages after i18n's on_files, so they "
+                          "would be copied raw: the patch of mkdocs.structure.files.File.is_documentation_page no "
+                          f"longer applies to the files mkdocs-static-i18n builds: {not_pages[:3]}")
     return files
-
-
-def _languages(config) -> list[str]:
-    i18n = config.plugins.get("i18n")
-    return [lang.locale for lang in i18n.config.languages] if i18n is not None else []
-
-
-@plugins.event_priority(-200)
-def on_post_build(config):
-    """After the last language: split the search index, evict unused notebook conversions."""
-    i18n = config.plugins.get("i18n")
-    if i18n is not None and getattr(i18n, "building", False):
-        return  # a nested build of one language; the outer build finishes the job
-    if i18n is not None:
-        _split_search_index(Path(config.site_dir), [lang.locale for lang in i18n.config.languages if lang.build])
-    if _jupyter is not None and _jupyter.config["cache"]:
-        cache_dir = Path(_jupyter.config["cache_dir"])
-        if _used_cache:
-            for path in cache_dir.glob("*.json"):
-                if path not in _used_cache:
-                    path.unlink()
-    _used_cache.clear()
-
-
-def _split_search_index(site_dir: Path, langs: list[str]) -> None:
-    index_file = site_dir / "search" / "search_index.json"
-    if not index_file.exists():
-        return
-    index = json.loads(index_file.read_text(encoding="utf-8"))
-    others = tuple(f"{lang}/" for lang in langs if lang != DEFAULT_LANG)
-    for lang in langs:
-        if lang == DEFAULT_LANG:
-            docs, target = [d for d in index["docs"] if not d["location"].startswith(others)], index_file
-        else:
-            prefix = f"{lang}/"
-            docs = [{**d, "location": d["location"][len(prefix):]} for d in index["docs"]
-                    if d["location"].startswith(prefix)]
-            target = site_dir / lang / "search" / "search_index.json"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(json.dumps({**index, "docs": docs}, ensure_ascii=False, separators=(",", ":")),
-                          encoding="utf-8")
-
-
-_CONFIG_BASE = re.compile(r'(<script id="__config" type="application/json">\{[^<]*?"base": ")([^"]*)(")')
-
-
-@plugins.event_priority(-50)
-def on_post_page(output, page, config):
-    """Record the notebook cache entries used; on other languages' pages, Material's base is
-    the language's root (its search index and result links live there)."""
-    if _jupyter is not None:
-        _used_cache.update(getattr(_jupyter, "_used_cache_paths", ()))
-    lang = _parts(page)[0]
-    if lang != DEFAULT_LANG:
-        output = _CONFIG_BASE.sub(lambda m: f"{m[1]}{m[2].rstrip('/')}/{lang}/{m[3]}", output, count=1)
-    return output
 
 
 # --------------------------------------------------------------------------- slimming the notebook HTML
@@ -192,24 +140,30 @@ _COPY_BUTTON = re.compile(r'<div class="zeroclipboard-container">.*?</clipboard-
 _COPY_TEXT = re.compile(r'<div (?:id="cell-\d+" )?class="clipboard-copy-txt"[^>]*>.*?</div>\s*', re.S)
 _COMMENT = re.compile(r"<!--.*?-->\s*", re.S)
 _CODE = re.compile(r'<div class="highlight-ipynb hl-(?P<lang>[\w-]+)[^"]*"><pre>(?:<span></span>)?(?P<code>.*?)</pre></div>', re.S)
-_STREAM = re.compile(
-    r'<div class="jp-RenderedText jp-OutputArea-output(?P<err> jp-OutputArea-executeResult)?[^"]*"'
-    r'(?P<attrs>[^>]*)>\s*<pre>(?P<text>.*?)</pre>\s*</div>', re.S)
+_TEXT_OUTPUT = re.compile(  # stdout and execute results: a <pre> in a jp-RenderedText div
+    r'<div class="jp-RenderedText jp-OutputArea-output[^"]*"(?P<attrs>[^>]*)>\s*<pre>(?P<text>.*?)</pre>\s*</div>', re.S)
 _HEADING = re.compile(r'<h(?P<level>[1-6])(?P<attrs>[^>]*)>(?P<inner>.*?)</h(?P=level)>', re.S)
 _ANCHOR = re.compile(r'<a class="anchor-link"[^>]*>.*?</a>', re.S)
 
 
-def _slim(content: str, meta: dict, page, config) -> str:
+def _slim(content: str, meta: dict, counts: dict, page, config) -> str:
     content = _STYLE_OR_SCRIPT.sub("", content)
     content = _COPY_BUTTON.sub("", content)
     content = _COPY_TEXT.sub("", content)
     content = _COMMENT.sub("", content)
     content = re.sub(r'id="cell-id=([\w-]*)"', r'id="cell-\1"', content)  # "=" breaks Material's selectors
     content = content.replace('<div class="jp-Cell-inputWrapper" tabindex="0">', '<div class="jp-Cell-inputWrapper">')
-    content = _CODE.sub(lambda m: f'<div class="language-{m["lang"]} highlight"><pre><span></span>'
-                                  f'<code>{m["code"]}</code></pre></div>', content)
-    content = _STREAM.sub(lambda m: f'<div class="language-text highlight jp-OutputArea-output"{m["attrs"]}>'
-                                    f'<pre><span></span><code>{m["text"]}</code></pre></div>', content)
+    content, n_code = _CODE.subn(lambda m: f'<div class="language-{m["lang"]} highlight"><pre><span></span>'
+                                           f'<code>{m["code"]}</code></pre></div>', content)
+    content, n_text = _TEXT_OUTPUT.subn(lambda m: f'<div class="language-text highlight jp-OutputArea-output"{m["attrs"]}>'
+                                                  f'<pre><span></span><code>{m["text"]}</code></pre></div>', content)
+    where = f"hooks/notebooks.py: {page.file.src_uri}"
+    if n_code != counts["code"]:
+        raise PluginError(f"{where}: {counts['code']} code cells but {n_code} nbconvert code blocks "
+                          '<div class="highlight-ipynb hl-<lang>"><pre>: nbconvert\'s markup changed')
+    if n_text != counts["text"]:
+        raise PluginError(f"{where}: {counts['text']} text outputs but {n_text} nbconvert outputs "
+                          '<div class="jp-RenderedText jp-OutputArea-output"><pre>: nbconvert\'s markup changed')
 
     # headings: the ids of the chapter page, in order; a permalink like Material's
     ids = iter(meta.get("heading_ids", []))
@@ -226,7 +180,10 @@ def _slim(content: str, meta: dict, page, config) -> str:
         return (f'<h{level} id="{hid}">{inner}<a class="headerlink" href="#{hid}" '
                 f'title="Permanent link">&para;</a></h{level}>')
 
-    content = _HEADING.sub(heading, content)
+    content, n_headings = _HEADING.subn(heading, content)
+    if n_headings != counts["headings"]:
+        raise PluginError(f"{where}: {counts['headings']} headings in the notebook but {n_headings} <h1>-<h6> "
+                          "in nbconvert's output")
     page.toc = get_toc(toc_tokens)
 
     # links to the public site (written into the notebook for readers who download it) stay on this site
@@ -238,29 +195,44 @@ def _slim(content: str, meta: dict, page, config) -> str:
     return content
 
 
+def cell_counts(nb: dict) -> dict:
+    """What nbconvert must render of a notebook: code cells, text outputs, markdown headings."""
+    cells = nb.get("cells", [])
+    text = sum(1 for c in cells if c.get("cell_type") == "code" for o in c.get("outputs", [])
+               if o.get("output_type") == "stream" or "text/plain" in o.get("data", {}))
+    headings = sum(len(re.findall(r"^#{1,6} ", "".join(c.get("source", "")), re.M))
+                   for c in cells if c.get("cell_type") == "markdown")
+    return {"code": sum(1 for c in cells if c.get("cell_type") == "code"), "text": text, "headings": headings}
+
+
 def on_page_content(content, page, config, files):
-    lang, slug, is_notebook = _parts(page)
+    facts = site_facts.from_config(config)
+    lang, slug, is_notebook = _parts(page, facts)
     if not is_notebook:
         return content
-    meta = json.loads(Path(page.file.abs_src_path).read_text(encoding="utf-8")).get("metadata", {})
+    if "jp-Cell" not in content:
+        raise PluginError(f"hooks/notebooks.py: {page.file.src_uri} was not converted by mkdocs-jupyter "
+                          "(no nbconvert `jp-Cell` markup in the page)")
+    nb = json.loads(Path(page.file.abs_src_path).read_text(encoding="utf-8"))
     # the chapter page holds the same code with its explanation: search shows that one only
     page.meta["search"] = {**(page.meta.get("search") or {}), "exclude": True}
-    return _slim(content, meta.get("residual_notes", {}), page, config)
+    return _slim(content, nb.get("metadata", {}).get("residual_notes", {}), cell_counts(nb), page, config)
 
 
 # --------------------------------------------------------------------------- links for the templates
 
 def on_page_context(context, page, config, nav):
-    lang, slug, is_notebook = _parts(page)
-    labels = LABELS.get(lang, LABELS["en"])
-    prefix = "" if lang == DEFAULT_LANG else f"{lang}/"
+    facts = site_facts.from_config(config)
+    lang, slug, is_notebook = _parts(page, facts)
+    labels = {key: facts.text(lang, f"notebook_{key}") for key in ("open", "download", "chapter", "bar")}
+    prefix = facts.prefix(lang)
     if is_notebook:
         page.notebook = {
             "kind": "notebook", "labels": labels,
             "download": f"{slug}.ipynb",
             "chapter": get_relative_url(f"{prefix}{slug}/", page.url),
         }
-    elif (_docs(config) / lang / FOLDER / f"{slug}.ipynb").exists():
+    elif (facts.docs / lang / FOLDER / f"{slug}.ipynb").exists():
         target = f"{prefix}{FOLDER}/{slug}/"
         page.notebook = {
             "kind": "chapter", "labels": labels,

@@ -1,0 +1,288 @@
+"""Promises 4 and 5 — the hooks that make one site of several languages, each effect checked offline.
+
+* Search per language (``hooks/search_per_language.py``): each language's index holds only its
+  own pages, and every page's Material ``base`` is its language's root (so it loads that index).
+* Shared assets (``hooks/shared_assets.py``): every asset a page links to resolves to a built file.
+* Notebook pages (``hooks/notebooks.py``): each notebook is a rendered page, not raw JSON.
+
+Each check runs on the real build, and on a build with those hooks removed, where it must fail.
+The hooks' upstream assumptions (private or undocumented details of Material, mkdocs-static-i18n,
+mkdocs-jupyter, nbconvert, MkDocs) are fed broken input and must raise ``PluginError`` naming what
+they expected. The template copies are compared with the installed Material's partials.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path, PurePosixPath
+from types import SimpleNamespace
+from urllib.parse import urljoin
+
+import pytest
+from mkdocs.exceptions import PluginError
+
+from hooks import site_facts
+from tools.build import build, copy_project
+
+SITE = site_facts.load()
+INDEX = "search/search_index.json"
+
+
+def _pages(site: Path):
+    """(language, URL path under the site root, HTML) of every built page but the 404 pages."""
+    for path in sorted(site.rglob("index.html")):
+        rel = path.parent.relative_to(site).as_posix()
+        rel = "" if rel == "." else rel + "/"
+        lang = next((o for o in SITE.others if rel.startswith(f"{o}/")), SITE.default)
+        yield lang, rel, path.read_text(encoding="utf-8")
+
+
+def search_problems(site: Path) -> list[str]:
+    """Each language's index exists and holds entries of its own pages only."""
+    found = []
+    for lang in SITE.languages:
+        index = site / SITE.prefix(lang) / INDEX
+        if not index.exists():
+            found.append(f"{SITE.prefix(lang)}{INDEX} does not exist: {lang} pages would search another language")
+            continue
+        docs = json.loads(index.read_text(encoding="utf-8"))["docs"]
+        if not docs:
+            found.append(f"{SITE.prefix(lang)}{INDEX} is empty")
+        for entry in docs:
+            page = entry["location"].split("#")[0]
+            target = site / SITE.prefix(lang) / page / "index.html"
+            owner = next((o for o in SITE.others if (SITE.prefix(lang) + page).startswith(f"{o}/")), SITE.default)
+            if not target.exists() or owner != lang:
+                found.append(f"{SITE.prefix(lang)}{INDEX}: entry {entry['location']!r} is no {lang} page")
+                break
+    return found
+
+
+_CONFIG = re.compile(r'<script id="__config" type="application/json">(.*?)</script>', re.S)
+
+
+def base_problems(site: Path) -> list[str]:
+    """Material's ``base`` of every page is its language's root."""
+    found = []
+    for lang, rel, text in _pages(site):
+        m = _CONFIG.search(text)
+        if not m:
+            found.append(f"{rel or '/'}: no Material __config script")
+            continue
+        base = json.loads(m.group(1))["base"]
+        resolved = urljoin(f"https://x/{rel}", base.rstrip("/") + "/")
+        if resolved != f"https://x/{SITE.prefix(lang)}":
+            found.append(f"{rel or '/'}: Material's base {base!r} resolves to {resolved[9:]!r}, not {SITE.prefix(lang) or '/'!r}")
+    return found
+
+
+_ASSET_LINK = re.compile(r'(?:src|href)="((?:\.\./)*assets/[^"#?]+)"')
+
+
+def shared_asset_problems(site: Path) -> list[str]:
+    """Every ``assets/…`` a page links to or loads is a built file."""
+    found = []
+    for lang, rel, text in _pages(site):
+        for url in sorted(set(_ASSET_LINK.findall(text))):
+            if not (site / rel / url).resolve().is_file():
+                found.append(f"{rel or '/'}: {url} does not resolve")
+    return found
+
+
+def notebook_page_problems(site: Path) -> list[str]:
+    """Every notebook is a rendered page with its code blocks, and its .ipynb sits beside it."""
+    found = []
+    for lang in SITE.languages:
+        for nb in sorted((SITE.docs / lang / "notebooks").glob("*.ipynb")):
+            page = site / SITE.url_of(lang, f"notebooks/{nb.name}") / "index.html"
+            if not page.exists():
+                found.append(f"docs/{lang}/notebooks/{nb.name} was not built as a page")
+                continue
+            text = page.read_text(encoding="utf-8")
+            if 'class="language-python highlight"' not in text or "jp-Cell" not in text:
+                found.append(f"{page.relative_to(site)}: not a rendered notebook")
+            if not (page.parent / nb.name).exists():
+                found.append(f"{page.relative_to(site)}: no {nb.name} beside it to download")
+    return found
+
+
+CHECKS = {"search per language": search_problems, "Material's base per language": base_problems,
+          "shared assets": shared_asset_problems, "notebook pages": notebook_page_problems}
+
+
+@pytest.mark.parametrize("name", CHECKS)
+def test_effect_holds_on_the_built_site(built_site, name):
+    problems = CHECKS[name](built_site)
+    assert not problems, f"{name}:\n" + "\n".join(problems[:20])
+
+
+def test_the_default_index_holds_only_default_language_pages(built_site):
+    docs = json.loads((built_site / INDEX).read_text(encoding="utf-8"))["docs"]
+    foreign = [d["location"] for d in docs if d["location"].startswith(tuple(f"{o}/" for o in SITE.others))]
+    assert docs and not foreign, f"{INDEX} holds pages of other languages: {foreign[:5]}"
+
+
+@pytest.fixture(scope="module")
+def site_without_hooks(tmp_path_factory) -> Path:
+    """The site built (not strict: the missing assets are warnings) without the three hooks."""
+    tmp = tmp_path_factory.mktemp("no-hooks")
+    config = copy_project(tmp / "project")
+    text = config.read_text(encoding="utf-8")
+    for hook in ("hooks/search_per_language.py", "hooks/shared_assets.py"):
+        assert f"  - {hook}" in text, f"mkdocs.yml no longer lists {hook}"
+        text = re.sub(rf"^  - {re.escape(hook)}.*\n", "", text, flags=re.M)
+    config.write_text(text, encoding="utf-8")
+    proc = build(tmp / "site", config, strict=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "assets/figures/" in proc.stdout + proc.stderr, "without hooks/shared_assets.py the strict build must warn"
+    return tmp / "site"
+
+
+@pytest.mark.parametrize("name", ["search per language", "Material's base per language", "shared assets"])
+def test_disabling_the_hook_is_caught(site_without_hooks, name):
+    assert CHECKS[name](site_without_hooks), f"the check of {name} passes on a site built without its hook"
+
+
+# --------------------------------------------------------------------------- upstream assumptions fail loudly
+
+def test_search_split_without_materials_index_fails(tmp_path):
+    from hooks import search_per_language
+
+    with pytest.raises(PluginError, match="search index at search/search_index.json"):
+        search_per_language.split_search_index(tmp_path, SITE)
+
+
+def test_search_split_before_i18n_built_the_other_languages_fails(tmp_path):
+    from hooks import search_per_language
+
+    (tmp_path / "search").mkdir()
+    (tmp_path / INDEX).write_text('{"config": {}, "docs": [{"location": "", "title": "x", "text": ""}]}')
+    with pytest.raises(PluginError, match="mkdocs-static-i18n must build them"):
+        search_per_language.split_search_index(tmp_path, SITE)
+
+
+def test_search_split_of_an_index_without_a_language_fails(tmp_path):
+    from hooks import search_per_language
+
+    for lang in SITE.others:
+        (tmp_path / lang).mkdir()
+    (tmp_path / "search").mkdir()
+    (tmp_path / INDEX).write_text('{"config": {}, "docs": [{"location": "", "title": "x", "text": ""}]}')
+    with pytest.raises(PluginError, match="holds no entry of"):
+        search_per_language.split_search_index(tmp_path, SITE)
+
+
+def test_base_without_mkdocs_base_url_fails():
+    from hooks import search_per_language
+
+    page = SimpleNamespace(file=SimpleNamespace(src_uri=f"{SITE.others[0]}/index.md"), url=f"{SITE.others[0]}/")
+    config = _config()
+    with pytest.raises(PluginError, match="no base_url"):
+        search_per_language.on_page_context({}, page=page, config=config, nav=None)
+    assert search_per_language.on_page_context({"base_url": ".."}, page=page, config=config, nav=None) == {"base_url": "./"}
+
+
+def _config():
+    from mkdocs.config import load_config
+
+    return load_config(config_file=str(site_facts.CONFIG_FILE))
+
+
+def test_a_notebook_that_is_no_page_after_i18n_fails():
+    """The class-wide patch of File.is_documentation_page must reach the files i18n builds."""
+    from mkdocs.structure.files import File, Files
+
+    from hooks import notebooks
+
+    class Plain(File):  # what i18n would build if it stopped using mkdocs.structure.files.File
+        def is_documentation_page(self):
+            return False
+
+    nb = Plain("en/notebooks/x.ipynb", str(SITE.docs), "/tmp/site", True)
+    assert File("en/notebooks/x.ipynb", str(SITE.docs), "/tmp/site", True).is_documentation_page()
+    with pytest.raises(PluginError, match="File.is_documentation_page"):
+        notebooks.on_files(Files([nb]), config=None)
+
+
+def _render(tmp_path: Path) -> tuple[str, dict, SimpleNamespace]:
+    """A two-cell notebook through mkdocs-jupyter's own converter (the real nbconvert markup)."""
+    import nbformat
+    from mkdocs_jupyter import convert
+
+    from hooks import notebooks
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("# Title\n\n## Part"),
+                nbformat.v4.new_code_cell("print(1)", outputs=[nbformat.v4.new_output("stream", name="stdout", text="1\n")])]
+    path = tmp_path / "x.ipynb"
+    nbformat.write(nb, path)
+    page = SimpleNamespace(file=SimpleNamespace(src_uri="notebooks/x.ipynb"), url="notebooks/x/", toc=None)
+    html = convert.nb2html(str(path), execute=False, allow_errors=True, show_input=True, no_input=False,
+                           no_prompt=False, remove_tag_config={}, highlight_extra_classes="",
+                           include_requirejs=False, custom_mathjax_url="", kernel_name="", theme="")
+    return html, notebooks.cell_counts(json.loads(path.read_text())), page
+
+
+def test_nbconvert_markup_is_what_the_notebook_hook_rewrites(tmp_path):
+    """Regexes over nbconvert's HTML and get_toc with hand-built tokens: an upgrade that changes
+    either shows here, offline, before a build produces a half-rendered page."""
+    from hooks import notebooks
+
+    html, counts, page = _render(tmp_path)
+    out = notebooks._slim(html, {"heading_ids": ["title", "part"]}, counts, page, _config())
+    assert '<div class="language-python highlight"><pre><span></span><code>' in out
+    assert '<div class="language-text highlight jp-OutputArea-output"' in out
+    assert "<style" not in out and "<script" not in out
+    assert [(i.title, i.url, [c.url for c in i.children]) for i in page.toc.items] == [("Title", "#title", ["#part"])]
+
+
+def test_changed_nbconvert_markup_fails_naming_it(tmp_path):
+    from hooks import notebooks
+
+    html, counts, page = _render(tmp_path)
+    with pytest.raises(PluginError, match="highlight-ipynb"):
+        notebooks._slim(html.replace("highlight-ipynb", "highlight-nb"), {}, counts, page, _config())
+    with pytest.raises(PluginError, match="jp-RenderedText"):
+        notebooks._slim(html.replace("jp-RenderedText", "jp-Text"), {}, counts, page, _config())
+
+
+def test_a_page_mkdocs_jupyter_did_not_convert_fails():
+    from hooks import notebooks
+
+    page = SimpleNamespace(file=SimpleNamespace(src_uri=f"{SITE.default}/notebooks/x.ipynb"), meta={})
+    with pytest.raises(PluginError, match="not converted by mkdocs-jupyter"):
+        notebooks.on_page_content('{"cells": []}', page=page, config=_config(), files=None)
+
+
+# --------------------------------------------------------------------------- template copies
+
+_REGION = re.compile(r"\{#- residual-notes: begin, replaces (?P<orig>.*?) -#\}\n.*?\{#- residual-notes: end -#\}\n", re.S)
+_HEADER = re.compile(r"\A\{#-.*?-#\}\n", re.S)
+OVERRIDES = Path(__file__).resolve().parent.parent / "overrides"
+
+
+def _material(name: str) -> Path:
+    import material
+
+    return Path(material.__file__).parent / "templates" / name
+
+
+@pytest.mark.parametrize("name", sorted(p.relative_to(OVERRIDES).as_posix() for p in OVERRIDES.rglob("*.html")))
+def test_template_copy_matches_the_installed_material(name):
+    """An override that copies a Material partial must equal it outside its marked regions, so a
+    Material upgrade cannot leave stale markup unnoticed."""
+    ours = (OVERRIDES / name).read_text(encoding="utf-8")
+    theirs = _material(name)
+    assert theirs.exists(), f"overrides/{name}: Material has no {name} any more"
+    assert _REGION.search(ours), f"overrides/{name}: no `residual-notes: begin, replaces …` region; is it a copy at all?"
+    restored = _REGION.sub(lambda m: m["orig"] + "\n", _HEADER.sub("", ours))
+    original = _HEADER.sub("", theirs.read_text(encoding="utf-8"))
+    assert restored == original, (f"overrides/{name} differs from Material's {name} outside its marked regions: "
+                                  "update the copy from the installed Material")
+
+
+def test_no_override_is_identical_to_material():
+    same = [p.name for p in OVERRIDES.rglob("*.html")
+            if _HEADER.sub("", p.read_text(encoding="utf-8")) == _HEADER.sub("", _material(p.relative_to(OVERRIDES).as_posix()).read_text(encoding="utf-8"))]
+    assert not same, f"overrides identical to Material's (delete them): {same}"
