@@ -10,6 +10,7 @@ import json
 import re
 
 from hooks import site_facts
+from tools import built_site as checks
 from tools import html_scan, sources
 
 SITE = site_facts.load()
@@ -26,18 +27,13 @@ def test_no_asset_from_another_host(built_site):
 
 
 def test_every_page_built_in_every_language(built_site):
-    for lang in SITE.languages:
-        for page in sources.pages(lang):
-            assert (built_site / SITE.url_of(lang, page) / "index.html").exists(), f"docs/{lang}/{page} was not built"
+    problems = checks.missing_page_problems(built_site)
+    assert not problems, "\n".join(problems)
 
 
 def test_pages_declare_their_language_alternates(built_site):
-    for html in built_site.rglob("*.html"):
-        if html.name == "404.html":
-            continue
-        text = html.read_text(encoding="utf-8")
-        langs = set(re.findall(r'<link rel="alternate" href="[^"]+" hreflang="([\w-]+)"', text))
-        assert langs == set(SITE.languages), f"{html.relative_to(built_site)}: alternates {langs}"
+    problems = checks.alternate_problems(built_site)
+    assert not problems, "\n".join(problems)
 
 
 def test_sitemap_lists_every_language(built_site):

@@ -15,100 +15,22 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from types import SimpleNamespace
-from urllib.parse import urljoin
 
 import pytest
 from mkdocs.exceptions import PluginError
 
 from hooks import site_facts
+from tools import built_site as checks
 from tools.build import build, copy_project
 
 SITE = site_facts.load()
 INDEX = "search/search_index.json"
 
 
-def _pages(site: Path):
-    """(language, URL path under the site root, HTML) of every built page but the 404 pages."""
-    for path in sorted(site.rglob("index.html")):
-        rel = path.parent.relative_to(site).as_posix()
-        rel = "" if rel == "." else rel + "/"
-        lang = next((o for o in SITE.others if rel.startswith(f"{o}/")), SITE.default)
-        yield lang, rel, path.read_text(encoding="utf-8")
-
-
-def search_problems(site: Path) -> list[str]:
-    """Each language's index exists and holds entries of its own pages only."""
-    found = []
-    for lang in SITE.languages:
-        index = site / SITE.prefix(lang) / INDEX
-        if not index.exists():
-            found.append(f"{SITE.prefix(lang)}{INDEX} does not exist: {lang} pages would search another language")
-            continue
-        docs = json.loads(index.read_text(encoding="utf-8"))["docs"]
-        if not docs:
-            found.append(f"{SITE.prefix(lang)}{INDEX} is empty")
-        for entry in docs:
-            page = entry["location"].split("#")[0]
-            target = site / SITE.prefix(lang) / page / "index.html"
-            owner = next((o for o in SITE.others if (SITE.prefix(lang) + page).startswith(f"{o}/")), SITE.default)
-            if not target.exists() or owner != lang:
-                found.append(f"{SITE.prefix(lang)}{INDEX}: entry {entry['location']!r} is no {lang} page")
-                break
-    return found
-
-
-_CONFIG = re.compile(r'<script id="__config" type="application/json">(.*?)</script>', re.S)
-
-
-def base_problems(site: Path) -> list[str]:
-    """Material's ``base`` of every page is its language's root."""
-    found = []
-    for lang, rel, text in _pages(site):
-        m = _CONFIG.search(text)
-        if not m:
-            found.append(f"{rel or '/'}: no Material __config script")
-            continue
-        base = json.loads(m.group(1))["base"]
-        resolved = urljoin(f"https://x/{rel}", base.rstrip("/") + "/")
-        if resolved != f"https://x/{SITE.prefix(lang)}":
-            found.append(f"{rel or '/'}: Material's base {base!r} resolves to {resolved[9:]!r}, not {SITE.prefix(lang) or '/'!r}")
-    return found
-
-
-_ASSET_LINK = re.compile(r'(?:src|href)="((?:\.\./)*assets/[^"#?]+)"')
-
-
-def shared_asset_problems(site: Path) -> list[str]:
-    """Every ``assets/…`` a page links to or loads is a built file."""
-    found = []
-    for lang, rel, text in _pages(site):
-        for url in sorted(set(_ASSET_LINK.findall(text))):
-            if not (site / rel / url).resolve().is_file():
-                found.append(f"{rel or '/'}: {url} does not resolve")
-    return found
-
-
-def notebook_page_problems(site: Path) -> list[str]:
-    """Every notebook is a rendered page with its code blocks, and its .ipynb sits beside it."""
-    found = []
-    for lang in SITE.languages:
-        for nb in sorted((SITE.docs / lang / "notebooks").glob("*.ipynb")):
-            page = site / SITE.url_of(lang, f"notebooks/{nb.name}") / "index.html"
-            if not page.exists():
-                found.append(f"docs/{lang}/notebooks/{nb.name} was not built as a page")
-                continue
-            text = page.read_text(encoding="utf-8")
-            if 'class="language-python highlight"' not in text or "jp-Cell" not in text:
-                found.append(f"{page.relative_to(site)}: not a rendered notebook")
-            if not (page.parent / nb.name).exists():
-                found.append(f"{page.relative_to(site)}: no {nb.name} beside it to download")
-    return found
-
-
-CHECKS = {"search per language": search_problems, "Material's base per language": base_problems,
-          "shared assets": shared_asset_problems, "notebook pages": notebook_page_problems}
+CHECKS = {"search per language": checks.search_problems, "Material's base per language": checks.base_problems,
+          "shared assets": checks.shared_asset_problems, "notebook pages": checks.notebook_page_problems}
 
 
 @pytest.mark.parametrize("name", CHECKS)

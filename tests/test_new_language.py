@@ -1,0 +1,67 @@
+"""Two languages, one site — and a third is configuration and content only.
+
+In a scratch copy of the project this adds a language the way CONTRIBUTING.md says: one entry
+under ``plugins.i18n.languages`` in mkdocs.yml (a copy of an existing language's, with its own
+locale, name and strings) and its tree ``docs/<locale>/`` (here a copy of an existing tree). Then
+it runs the project's generators (``python -m tools.notebooks write``), builds strictly, and runs
+the parity, reference and build checks over every language. No code file is touched: if a code
+file still named the languages, one of these would fail.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+
+from hooks import site_facts
+from tools import built_site as checks
+from tools import parity, references
+from tools.build import build, copy_project
+
+SITE = site_facts.load()
+SOURCE = SITE.others[0]  # the language whose entry and tree the new one copies
+NEW = "fr"
+
+
+def _add_language(config_text: str) -> str:
+    """mkdocs.yml with a copy of SOURCE's i18n entry for NEW, inserted after it."""
+    entries = re.search(r"(?ms)^(?P<indent>[ \t]*)- locale: .*?(?=^(?P=indent)- locale: |^\S|\Z)", config_text)
+    assert entries, "mkdocs.yml: no i18n language entries (`- locale: …`) found"
+    indent = entries["indent"]
+    m = re.search(rf"(?ms)^{indent}- locale: {SOURCE}\n.*?(?=^{indent}- locale: |^\S|\Z)", config_text)
+    assert m, f"mkdocs.yml: no i18n entry for {SOURCE}"
+    entry = m.group(0).rstrip("\n") + "\n"
+    new = entry.replace(f"- locale: {SOURCE}\n", f"- locale: {NEW}\n", 1)
+    new = re.sub(r"(?m)^(\s+)name: .*$", r"\1name: Français", new, count=1)
+    assert new != entry
+    return config_text[:m.end()].rstrip("\n") + "\n" + new + config_text[m.end():]
+
+
+def test_a_third_language_is_configuration_and_content_only(tmp_path):
+    assert NEW not in SITE.languages
+    config = copy_project(tmp_path / "project")
+    root = config.parent
+    config.write_text(_add_language(config.read_text(encoding="utf-8")), encoding="utf-8")
+    shutil.copytree(root / "docs" / SOURCE, root / "docs" / NEW)
+
+    facts = site_facts.load(config)
+    assert facts.languages == (*SITE.languages, NEW), facts.languages
+    assert facts.public_url(NEW, "index.md") == SITE.site_url + f"{NEW}/"
+
+    gen = subprocess.run([sys.executable, "-m", "tools.notebooks", "write"], cwd=root, capture_output=True, text=True)
+    assert gen.returncode == 0, gen.stdout + gen.stderr
+    assert f"docs/{NEW}/notebooks/" in gen.stdout, f"the generator did not write the {NEW} notebooks:\n{gen.stdout}"
+
+    proc = build(tmp_path / "site", config)
+    assert proc.returncode == 0, f"strict build with {NEW} failed:\n{proc.stdout}\n{proc.stderr}"
+    site = tmp_path / "site"
+
+    problems = (parity.parity_problems(facts=facts) + references.citation_problems(facts=facts)
+                + references.reference_order_problems(facts=facts))
+    for check in (checks.missing_page_problems, checks.alternate_problems, checks.search_problems,
+                  checks.base_problems, checks.shared_asset_problems, checks.notebook_page_problems):
+        problems += check(site, facts)
+    assert not problems, "\n".join(problems[:30])
+    assert (site / NEW / "search" / "search_index.json").exists()

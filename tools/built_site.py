@@ -1,0 +1,121 @@
+"""Checks of a built site that hold for every language: each language's search index holds only
+its pages, Material's ``base`` of each page is its language's root, every ``assets/…`` link
+resolves, every notebook is a rendered page, every page is built and declares every language as an
+alternate. Each returns the problems found, naming the page (empty: all good)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from urllib.parse import urljoin
+
+from hooks import site_facts
+from tools import sources
+
+INDEX = "search/search_index.json"
+
+
+def pages(site: Path, facts: site_facts.Facts):
+    """(language, URL path under the site root, HTML) of every built page but the 404 pages."""
+    for path in sorted(site.rglob("index.html")):
+        rel = path.parent.relative_to(site).as_posix()
+        rel = "" if rel == "." else rel + "/"
+        lang = next((o for o in facts.others if rel.startswith(f"{o}/")), facts.default)
+        yield lang, rel, path.read_text(encoding="utf-8")
+
+
+def search_problems(site: Path, facts: site_facts.Facts | None = None) -> list[str]:
+    """Each language's index exists and holds entries of its own pages only."""
+    facts = facts or site_facts.load()
+    found = []
+    for lang in facts.languages:
+        index = site / facts.prefix(lang) / INDEX
+        if not index.exists():
+            found.append(f"{facts.prefix(lang)}{INDEX} does not exist: {lang} pages would search another language")
+            continue
+        docs = json.loads(index.read_text(encoding="utf-8"))["docs"]
+        if not docs:
+            found.append(f"{facts.prefix(lang)}{INDEX} is empty")
+        for entry in docs:
+            page = entry["location"].split("#")[0]
+            target = site / facts.prefix(lang) / page / "index.html"
+            owner = next((o for o in facts.others if (facts.prefix(lang) + page).startswith(f"{o}/")), facts.default)
+            if not target.exists() or owner != lang:
+                found.append(f"{facts.prefix(lang)}{INDEX}: entry {entry['location']!r} is no {lang} page")
+                break
+    return found
+
+
+_CONFIG = re.compile(r'<script id="__config" type="application/json">(.*?)</script>', re.S)
+
+
+def base_problems(site: Path, facts: site_facts.Facts | None = None) -> list[str]:
+    """Material's ``base`` of every page is its language's root."""
+    facts = facts or site_facts.load()
+    found = []
+    for lang, rel, text in pages(site, facts):
+        m = _CONFIG.search(text)
+        if not m:
+            found.append(f"{rel or '/'}: no Material __config script")
+            continue
+        base = json.loads(m.group(1))["base"]
+        resolved = urljoin(f"https://x/{rel}", base.rstrip("/") + "/")
+        if resolved != f"https://x/{facts.prefix(lang)}":
+            found.append(f"{rel or '/'}: Material's base {base!r} resolves to {resolved[9:]!r}, not {facts.prefix(lang) or '/'!r}")
+    return found
+
+
+_ASSET_LINK = re.compile(r'(?:src|href)="((?:\.\./)*assets/[^"#?]+)"')
+
+
+def shared_asset_problems(site: Path, facts: site_facts.Facts | None = None) -> list[str]:
+    """Every ``assets/…`` a page links to or loads is a built file."""
+    facts = facts or site_facts.load()
+    found = []
+    for lang, rel, text in pages(site, facts):
+        for url in sorted(set(_ASSET_LINK.findall(text))):
+            if not (site / rel / url).resolve().is_file():
+                found.append(f"{rel or '/'}: {url} does not resolve")
+    return found
+
+
+def notebook_page_problems(site: Path, facts: site_facts.Facts | None = None) -> list[str]:
+    """Every notebook is a rendered page with its code blocks, and its .ipynb sits beside it."""
+    facts = facts or site_facts.load()
+    found = []
+    for lang in facts.languages:
+        for nb in sorted((facts.docs / lang / "notebooks").glob("*.ipynb")):
+            page = site / facts.url_of(lang, f"notebooks/{nb.name}") / "index.html"
+            if not page.exists():
+                found.append(f"docs/{lang}/notebooks/{nb.name} was not built as a page")
+                continue
+            text = page.read_text(encoding="utf-8")
+            if 'class="language-python highlight"' not in text or "jp-Cell" not in text:
+                found.append(f"{page.relative_to(site)}: not a rendered notebook")
+            if not (page.parent / nb.name).exists():
+                found.append(f"{page.relative_to(site)}: no {nb.name} beside it to download")
+    return found
+
+
+
+
+_ALTERNATE = re.compile(r'<link rel="alternate" href="[^"]+" hreflang="([\w-]+)"')
+
+
+def missing_page_problems(site: Path, facts: site_facts.Facts | None = None) -> list[str]:
+    """Every page of every language is built."""
+    facts = facts or site_facts.load()
+    return [f"docs/{lang}/{page} was not built" for lang in facts.languages for page in sorted(sources.pages(lang, facts.docs))
+            if not (site / facts.url_of(lang, page) / "index.html").exists()]
+
+
+def alternate_problems(site: Path, facts: site_facts.Facts | None = None) -> list[str]:
+    """Every page declares every language as an alternate (hreflang)."""
+    facts = facts or site_facts.load()
+    found = []
+    for lang, rel, text in pages(site, facts):
+        langs = set(_ALTERNATE.findall(text))
+        if langs != set(facts.languages):
+            found.append(f"{rel or '/'}: alternates {sorted(langs)}, not {sorted(facts.languages)}")
+    return found
