@@ -208,3 +208,40 @@ def test_no_override_is_identical_to_material():
     same = [p.name for p in OVERRIDES.rglob("*.html")
             if _HEADER.sub("", p.read_text(encoding="utf-8")) == _HEADER.sub("", _material(p.relative_to(OVERRIDES).as_posix()).read_text(encoding="utf-8"))]
     assert not same, f"overrides identical to Material's (delete them): {same}"
+
+
+# --------------------------------------------------------------------------- search parses a lighter copy
+
+_ARTICLE = re.compile(r'<article class="md-content__inner md-typeset">(.*?)</article>', re.S)
+
+
+def _index(content: str) -> list[dict]:
+    from material.plugins.search.plugin import SearchIndex
+
+    index = SearchIndex(lang=["en"], separator=r"[\s\-]+", pipeline=[], fields={})
+    page = SimpleNamespace(content=content, meta={}, toc=[], url="p/", title="T")
+    index.add_entry_from_context(page)
+    return index.entries
+
+
+def test_search_indexes_the_lighter_copy_exactly_as_the_page(built_site):
+    """hooks/search_text.py hands Material's search parser code and formulas as plain text: the
+    entries must be the ones the full page gives, on every built page with code or math."""
+    from hooks.search_text import lean
+
+    compared = 0
+    for lang, rel, text in checks.pages(built_site, SITE):
+        m = _ARTICLE.search(text)
+        if not m or not re.search(r"<pre|<math", m.group(1)):
+            continue
+        compared += 1
+        assert _index(lean(m.group(1))) == _index(m.group(1)), f"{rel or '/'}: the search index of the lighter copy differs"
+    assert compared >= len(SITE.languages), "no built page with code or math to compare"
+
+
+def test_search_text_refuses_pages_with_data_search_attributes():
+    from hooks import search_text
+
+    page = SimpleNamespace(file=SimpleNamespace(src_uri="x.md"), meta={})
+    with pytest.raises(PluginError, match="data-search-"):
+        search_text.on_page_content('<p data-search-exclude="">x</p>', page=page, config=None, files=None)

@@ -2,12 +2,15 @@
 
     python -m tools.bench            # or ./run bench
     python -m tools.bench --skip-build --skip-snippets   # only the browser figures
+    python -m tools.bench --builds-only                  # only build and `mkdocs serve` timings
 
-* Builds run in a copy of the project (mkdocs.yml, docs, snippets, hooks, overrides) so that
+* Builds run in a copy of the project (``tools.build.PROJECT``) so that
   "cold" really starts empty: no ``.cache`` (math font subset, notebook conversions) and a fresh
   temp dir (jieba's dictionary cache), in a fresh process. "Warm" is the next build of that copy.
   Each time is wall clock; CPU seconds (user + sys of the build process) are shown beside it,
   since wall time on a busy machine says little.
+* Serve: in the same copy, ``mkdocs serve --strict``; the time from saving an edit of one snippet
+  to the served page showing it (median of 3 edits), and the server's CPU seconds meanwhile.
 * Snippets: every block through ``tools.snippets.run`` (its default variant), wall clock.
 * Page weight: the HTML file, and in headless Chromium with an empty cache the bytes of every
   response the page loads (web workers included); the site is served uncompressed, so this is an
@@ -24,11 +27,13 @@ import asyncio
 import gzip
 import os
 import resource
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 
 from hooks import site_facts
@@ -39,7 +44,7 @@ from tools.build import build, copy_project
 KB = 1024
 
 TARGETS = {
-    "warm": 4.0, "snippets": 60.0, "html": 150 * KB, "html_notebook": 400 * KB,
+    "warm": 4.0, "serve": 3.0, "snippets": 60.0, "html": 150 * KB, "html_notebook": 400 * KB,
     "math": 1.5, "first_visit": 1024 * KB,
 }
 
@@ -63,8 +68,9 @@ def _timed(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float
     return wall, cpu, proc
 
 
-def bench_builds(out: Path) -> dict[str, tuple[float, float]]:
-    """Cold and warm strict builds of a copy of the project; the site stays in ``out``."""
+def bench_builds(out: Path, serve: bool = True) -> dict[str, tuple[float, float]]:
+    """Cold and warm strict builds of a copy of the project (the site stays in ``out``), then, in
+    the same copy, the time ``mkdocs serve`` takes to show an edit of one snippet."""
     times = {}
     with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
         work = copy_project(Path(tmp) / "project").parent
@@ -77,7 +83,67 @@ def bench_builds(out: Path) -> dict[str, tuple[float, float]]:
             if proc.returncode:
                 raise SystemExit(f"strict build failed:\n{proc.stdout}\n{proc.stderr}")
             times[label] = (wall, cpu)
+        if serve:
+            times["serve"] = bench_serve(work, env)
     return times
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _get(url: str) -> str:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as r:
+            return r.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def bench_serve(work: Path, env: dict[str, str], rounds: int = 3) -> tuple[float, float]:
+    """``mkdocs serve --strict`` in ``work``: seconds from saving an edit of one snippet to the
+    served page showing it (median of ``rounds`` edits), and the server's CPU seconds per rebuild."""
+    facts = site_facts.load()
+    snippet = sorted((work / "snippets").rglob("*.md"))[0]
+    slug = snippet.parent.name
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}{facts.base_path}{facts.url_of(facts.default, slug + '.md')}"
+    proc = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "--strict", "--dev-addr", f"127.0.0.1:{port}"],
+                            cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 300
+        while "</html>" not in _get(url):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit("mkdocs serve did not come up")
+            time.sleep(0.2)
+        time.sleep(2)  # let the watcher settle after the first build
+        original = snippet.read_text(encoding="utf-8")
+        walls, cpus = [], []
+        for n in range(rounds):
+            marker = f"bench_edit_{n}_{os.getpid()}"
+            cpu0 = _proc_cpu(proc.pid)
+            start = time.monotonic()
+            snippet.write_text(original.replace("```python\n", f"```python\n# {marker}\n", 1), encoding="utf-8")
+            while marker not in _get(url):
+                if time.monotonic() - start > 120:
+                    raise SystemExit(f"mkdocs serve did not show the edit of {snippet.name} within 120 s")
+                time.sleep(0.05)
+            walls.append(time.monotonic() - start)
+            cpus.append(_proc_cpu(proc.pid) - cpu0)
+            time.sleep(1.5)
+        snippet.write_text(original, encoding="utf-8")
+        return statistics.median(walls), statistics.median(cpus)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def _proc_cpu(pid: int) -> float:
+    """CPU seconds (user + system) a running process has used so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def bench_snippets() -> tuple[float, int]:
@@ -164,6 +230,7 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--skip-build", action="store_true", help="reuse a plain strict build; no build timings")
     parser.add_argument("--skip-snippets", action="store_true")
+    parser.add_argument("--builds-only", action="store_true", help="only the build and serve timings")
     args = parser.parse_args(argv)
     has_notebooks = bool(notebooks.committed())
     rows = []  # (measure, value, target, ok)
@@ -182,12 +249,17 @@ def main(argv: list[str] | None = None) -> int:
                          "", None))
             rows.append(("strict build, warm",
                          f"{warm[0]:.1f} s wall, {warm[1]:.1f} s CPU", f"≤ {warm_target:.0f} s", warm[0] <= warm_target))
-        if not args.skip_snippets:
+            serve = builds["serve"]
+            rows.append(("mkdocs serve: snippet edit shown (median of 3)", f"{serve[0]:.1f} s wall, {serve[1]:.1f} s CPU",
+                         f"≤ {TARGETS['serve']:.0f} s", serve[0] <= TARGETS["serve"]))
+        if not (args.skip_snippets or args.builds_only):
             print("running every snippet ...", file=sys.stderr)
             seconds, count = bench_snippets()
             rows.append((f"all snippets ({count} blocks, {snippets.DEFAULT.workers} workers)", f"{seconds:.1f} s", f"≤ {TARGETS['snippets']:.0f} s",
                          seconds <= TARGETS["snippets"]))
-        if not Path(CHROMIUM).exists():
+        if args.builds_only:
+            browser = None
+        elif not Path(CHROMIUM).exists():
             print(f"no {CHROMIUM}: browser figures skipped (apt-get install chromium)")
             browser = None
         else:
