@@ -121,8 +121,8 @@ def test_a_notebook_that_is_no_page_after_i18n_fails():
         def is_documentation_page(self):
             return False
 
-    nb = Plain("en/notebooks/x.ipynb", str(SITE.docs), "/tmp/site", True)
-    assert File("en/notebooks/x.ipynb", str(SITE.docs), "/tmp/site", True).is_documentation_page()
+    nb = Plain(f"{SITE.others[0]}/notebooks/x.ipynb", str(SITE.docs), "/tmp/site", True)
+    assert File(f"{SITE.others[0]}/notebooks/x.ipynb", str(SITE.docs), "/tmp/site", True).is_documentation_page()
     with pytest.raises(PluginError, match="File.is_documentation_page"):
         notebooks.on_files(Files([nb]), config=None)
 
@@ -218,7 +218,7 @@ _ARTICLE = re.compile(r'<article class="md-content__inner md-typeset">(.*?)</art
 def _index(content: str) -> list[dict]:
     from material.plugins.search.plugin import SearchIndex
 
-    index = SearchIndex(lang=["en"], separator=r"[\s\-]+", pipeline=[], fields={})
+    index = SearchIndex(lang=list(SITE.languages), separator=r"[\s\-]+", pipeline=[], fields={})
     page = SimpleNamespace(content=content, meta={}, toc=[], url="p/", title="T")
     index.add_entry_from_context(page)
     return index.entries
