@@ -106,7 +106,7 @@ def on_config(config):
     # each language its own conversion cache, so mkdocs-jupyter's eviction keeps the other's
     if jupyter.config["cache"]:
         root = _cache_root.setdefault(id(jupyter), jupyter.config["cache_dir"])
-        jupyter.config["cache_dir"] = str(PurePosixPath(root) / lang)
+        jupyter.config["cache_dir"] = str(facts.root / root / lang)  # relative to mkdocs.yml, not the cwd
     # the nav section, in the order the chapters appear in the nav, titled in this language
     if config.nav is not None:
         for section in _nav_section:
