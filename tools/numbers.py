@@ -66,7 +66,7 @@ import math
 import re
 import sys
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from pathlib import Path
 
 from tools import site
@@ -139,9 +139,9 @@ def binds(prose: Num, x: Decimal, x_precision: Decimal, cue: str = "") -> bool:
         return False
     q = prose.precision
     if cue == "more":
-        return ax > p and (ax // q) * q == p
+        return ax > p and (ax / q).to_integral_value(ROUND_FLOOR) * q == p
     if cue == "less":
-        return ax < p and -((-ax) // q) * q == p
+        return ax < p and (ax / q).to_integral_value(ROUND_CEILING) * q == p
     return abs(ax - p) <= q / 2
 
 
@@ -386,7 +386,7 @@ def en_numeral(words: str) -> int:
     return total + cur
 
 
-_NUMBER = (r"(?P<num>(?:(?<![\w.])[-−+])?(?:\d{1,3}(?:[ \u00a0\u202f\u2009]\d{3})+(?![\d.])"
+_NUMBER = (r"(?P<num>(?:(?<![\w.])[-−+])?(?:\d{1,3}(?:[ \u00a0\u202f\u2009]\d{3})+(?!\d|\.\d)"
            r"|\d{1,3}(?:,\d{3})+(?![\d])|\d+(?:\.\d+)?(?:[eE][-−+]?\d+)?))")
 _TOKEN = re.compile(_NUMBER + r"(?P<frac>/\d+(?![\d.]))?"
                     r"(?P<unit>\s?%|\s?×|x(?![A-Za-z0-9])|\s?倍|\s?万|\s+times\b|-fold\b|\s+orders?\s+of\s+magnitude)?")
@@ -466,8 +466,8 @@ def prose_numbers(masked: str) -> list[Found]:
             found.append(Found(Num(num.value / den, Decimal(0), num.sign, m.group(0).strip()), s, "fraction"))
             continue
         cue = _cue(before)
-        if unit == "×" and re.match(r"\s?\d", masked[e:e + 2]):                   # R10 shapes: 64×64
-            continue
+        if (unit == "×" and re.match(r"\s?\d", masked[e:e + 2])) or re.search(r"\d\s?×\s?$", before):
+            continue                                                              # R10 shapes: 64×64
         decimal_or_sci = "." in num_text or "e" in num_text.lower()
         if unit in ("万",):
             num = Num(num.value * 10000, num.precision * 10000, num.sign, m.group(0).strip())
@@ -530,6 +530,9 @@ class Problem:
         s = re.sub(r"\s+", " ", self.sentence.replace("∎", "…")).strip()
         if len(s) > 160:
             s = s[:157] + "…"
+        if self.kind in ("multiplier word", "magnitude"):
+            return (f"{self.page}:{self.line}: {self.number!r} ({self.kind}) is neither the ratio of two measurements "
+                    f"in its sentence nor cited there: «{s}»")
         hint = f" (nearest printed: {self.hint})" if self.hint else ""
         return (f"{self.page}:{self.line}: {self.number!r} ({self.kind}) is not printed by a block on this page"
                 f"{hint}, not in the page's math, and its sentence cites no source: «{s}»")
@@ -619,7 +622,7 @@ def problems(paths: list[Path] | None = None, docs: Path = site.DOCS, snippets: 
     found = []
     for path in paths or checked_pages(docs):
         try:
-            name = path.resolve().relative_to(docs.resolve().parent).as_posix()
+            name = path.resolve().relative_to(site.ROOT).as_posix()
         except ValueError:
             name = path.as_posix()
         found += check_text(path.read_text(encoding="utf-8"), name, snippets)
@@ -637,7 +640,10 @@ def main(argv: list[str] | None = None) -> int:
     paths = [Path(a) for i, a in enumerate(args) if not a.startswith("--") and i not in skip] or checked_pages(docs)
     total = 0
     for path in paths:
-        name = path.as_posix()
+        try:
+            name = path.resolve().relative_to(site.ROOT).as_posix()
+        except ValueError:
+            name = path.as_posix()
         rows = bindings(path.read_text(encoding="utf-8"), name, snippets)
         bad = [r for r in rows if not r[2]]
         total += len(bad)
