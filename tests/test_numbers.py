@@ -222,6 +222,12 @@ def test_what_is_not_a_measurement_is_excluded_by_rule(rule, body):
     assert _unbound(body) == [], rule
 
 
+def test_counts_stated_as_measurements(tmp_path):
+    assert _unbound("the article's code has 9 of 10 components zeroed") == ["9"]
+    assert _unbound("10 个分量里只有 1 个满足条件。") == ["1"]
+    assert _unbound("on 362 of 500 seeds", {"a/b.md": "over the other 362 seeds"}, tmp_path) == []
+
+
 def test_the_rules_do_not_hide_measurements():
     assert _unbound("ResNet-110 reaches 6.43% error.") == ["6.43%"]
     assert _unbound("`x` is 0.27 away; see §4.1 for 0.31.") == ["0.27", "0.31"]

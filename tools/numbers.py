@@ -24,6 +24,9 @@ Which numbers are checked
       approximation or comparison word (``roughly triples``): alone they state an exact factor of an
       argument ("the ReLU halves the second moment"), and ``appears three times`` is a count.
 
+    - a count stated as a measurement: ``N`` in ``N of M`` (``9 of 10 components``) and in
+      ``M 个…中/里（有）N 个`` (``10 个分量里只有 1 个``).
+
     A bare integer below 1000 with none of these marks (``10 layers``, ``500 seeds``, ``width 4``) is a
     setting or a count of a setting and is not checked.
 
@@ -476,6 +479,10 @@ def prose_numbers(masked: str) -> list[Found]:
             continue
         kind = ("percent" if unit == "%" else "multiplier" if unit else "decimal" if decimal_or_sci
                 else "integer")
+        counted = bool(re.match(r"\s+(?:out\s+)?of\s+(?:the\s+|its\s+|their\s+)?\d", masked[e:e + 20])) or \
+            bool(re.search(r"\d\s?个[^，。；\d]{0,10}(?:中|里)(?:有|只有)?\s?$", before) and re.match(r"\s?个", masked[e:e + 2]))
+        if kind == "integer" and counted:
+            kind = "count"                                    # "9 of 10 components", "10 个分量里只有 1 个"
         if kind == "integer":
             big = num.abs >= 1000
             if big and not cue and re.fullmatch(r"19\d\d|20[0-3]\d", num_text) and not num.sign:
