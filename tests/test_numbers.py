@@ -167,7 +167,7 @@ def test_rounding(prose, printed, ok):
 
 
 def test_rounding_in_pages(tmp_path):
-    out = {"a/b.md": "loss 0.8123\nshare 27.6%\nratio 40.2\nmax 1.72e+05\nmin -0.5774"}
+    out = {"a/b.md": "loss 0.8123\nshare 27.6%\nratio 40.2x\nmax 1.72e+05\nmin -0.5774"}
     assert _unbound("Loss 0.81, share 28%, 27.6% or 27.6, 40× smaller, max 172 000, min −0.5774.", out, tmp_path) == []
     assert _unbound("Loss 0.82, share 29%.", out, tmp_path) == ["0.82", "29%"]
     assert _unbound("Share 0.276.", out, tmp_path) == ["0.276"]          # units never convert
@@ -193,7 +193,11 @@ def test_multipliers(tmp_path):
     assert _unbound("残差大约是原来的 1.3 倍。") == ["1.3 倍"]
     assert _unbound("相差两万倍以上。") == ["两万倍"]
     assert _unbound("20 层就是三千多倍。") == ["三千多倍"]
-    assert _unbound("a 40x smaller gradient", {"a/b.md": "ratio 40.2"}, tmp_path) == []
+    assert _unbound("a 40x smaller gradient", {"a/b.md": "ratio 40.2x"}, tmp_path) == []
+    assert _unbound("a 40x smaller gradient", {"a/b.md": "l=40  l=50"}, tmp_path) == ["40x"]     # a header is no factor
+    assert _unbound("each 8 times smaller", {"a/b.md": "L=8"}, tmp_path) == ["8 times"]
+    assert _unbound(r"each \( 1/\sqrt{64} = 1/8 \) of it, 8 times smaller") == []             # derived in math
+    assert _unbound("gradients 1.07 and 0.0252: a 40× gap") == ["1.07", "0.0252"]            # ratio binds the 40×
 
 
 # --------------------------------------------------------------------------- what is not a measurement (each rule)

@@ -575,6 +575,17 @@ def _ratios(f: Found, found: list[Found], raw: str) -> list[tuple[Decimal, Decim
     return [(b / a, Decimal(0)) for a in values for b in values if b > a]
 
 
+def printed_multipliers(text: str, snippets: Path = SNIPPETS) -> list[tuple[Decimal, Decimal]]:
+    """Printed numbers the output itself marks as a factor: ``40.2x``, ``3 ×``, ``12 倍``, ``3 times``."""
+    found = []
+    for inc in site.includes(text):
+        path = snippets / inc
+        if path.exists():
+            for m in re.finditer(r"(?<![\w.])(\d+(?:\.\d+)?)(?=\s?(?:x(?![A-Za-z0-9])|×|倍|times\b))", snippet_output(path)):
+                found.append((Decimal(m.group(1)), printed_precision(m.group(1))))
+    return found
+
+
 def page_evidence(text: str, snippets: Path = SNIPPETS) -> tuple[list[tuple[Decimal, Decimal]], list[tuple[Decimal, Decimal]]]:
     printed = []
     for inc in site.includes(text):
@@ -591,6 +602,7 @@ def bindings(text: str, page: str, snippets: Path = SNIPPETS) -> list[tuple[int,
     its unit); "" means unbound.
     """
     printed, maths = page_evidence(text, snippets)
+    marked = printed_multipliers(text, snippets)
     masked, _ = mask(text)
     line_starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
     out = []
@@ -598,9 +610,12 @@ def bindings(text: str, page: str, snippets: Path = SNIPPETS) -> list[tuple[int,
         found = prose_numbers(masked[u.start:u.end])
         for f in found:
             word = f.kind in ("multiplier word", "magnitude")
+            small = f.kind == "multiplier" and f.num.precision >= 1 and f.num.abs < 100
             if u.cited:
                 how = "cited"
-            elif not word and _bound_by(f, printed):
+            elif not word and not small and _bound_by(f, printed):
+                how = "printed"
+            elif small and _bound_by(f, marked):
                 how = "printed"
             elif not word and _bound_by(f, maths):
                 how = "math"
