@@ -16,14 +16,15 @@ Which numbers are checked
     - decimals (``0.81``), scientific notation (``1.4e-39``, ``1.72e+05``), percentages (``27.6%``),
       multipliers (``40×``, ``40x``, ``1.3 倍``, ``3 times``, ``10-fold``), fractions (``1/8``);
     - integers of 1000 or more, including grouped ones (``20 000``, ``20,000``) and ``2 万``;
-    - any integer after an approximation or comparison word (``about 100``, ``more than 20``, ``约 238``,
-      ``超过 3``): an approximate number is a measurement;
+    - any integer after an approximation word (``about 100``, ``roughly 25``, ``约 238``), and any
+      integer from 10 up after a comparison (``more than 20``, ``超过 30``): an approximate number is a
+      measurement; a comparison with a small integer is a threshold (``a gain below 1``, ``fewer than
+      5 layers``, ``小于 1``) and is not checked;
     - multiplier words: ``N times`` before a comparative (``a hundred times larger``, ``three thousand
       times the``), ``twice as``/``twice the``, ``N orders of magnitude``, ``三倍``, ``一百倍``, ``三千多倍``,
       ``四个数量级``; the verbs ``doubles``/``triples``/``quadruples``/``halves``/``翻倍``/``减半`` only after an
       approximation or comparison word (``roughly triples``): alone they state an exact factor of an
-      argument ("the ReLU halves the second moment"), and ``appears three times`` is a count.
-
+      argument ("the ReLU halves the second moment"), and ``appears three times`` is a count;
     - a count stated as a measurement: ``N`` in ``N of M`` (``9 of 10 components``) and in
       ``M 个…中/里（有）N 个`` (``10 个分量里只有 1 个``).
 
@@ -43,10 +44,26 @@ What is not prose (excluded by rule, each rule tested in ``tests/test_numbers.py
     R7 versions: ``x.y.z``, and a number right after a software name (Python, PyTorch, torch, NumPy,
        MkDocs, Material, CUDA, …) or ``version``/``版本``;
     R8 identifiers of papers: a number after ``arXiv:`` or ``doi:``;
-    R9 list ordinals: the marker of an ordered list item (``1.``, ``2)``), and ``2、`` ordinals.
+    R9 list ordinals: the marker of an ordered list item (``1.``, ``2)``), and ``2、`` ordinals;
+    R10 shapes: both numbers of ``64×64``, ``512 × 2048``.
 
     The references page (``references.md``) is bibliographic data (volumes, pages, arXiv ids) and is not
     checked; the glossary and the home page are.
+
+Units
+    A sentence ends at 。！？ (Chinese) or at . ! ? ; before a capital (English, not after e.g., et al.,
+    Fig. …); a quotation (“…”, "…", （…）) never splits its sentence, and a parenthesis right after the full
+    stop belongs to it. A table cell is its own unit; a citation in the header row covers the whole table,
+    one in a row's first cell covers the row. An admonition's title and its first paragraph are one unit
+    (a ``claim`` admonition names the claim in its title and quotes it below, ending with the citation).
+
+Multipliers
+    A multiplier (``40×``, ``1.3 倍``, ``triples``, ``four orders of magnitude``) also binds to the ratio of
+    two other measurements stated in its own unit: ``roughly triples (0.0085 → 0.0248)``. A multiplier
+    *word* binds only that way, or by a citation: it is too coarse to be matched against any printed
+    number on the page. So does a small whole multiplier (``4×``, ``8 倍``, ``40 times``: an integer below
+    100), unless an output prints it as a factor (``40.2x``, ``3 ×``) or the page's math has it: a
+    printed ``40`` in a table header says nothing about a ratio.
 
 Rounding
     A prose number ``p`` written with precision ``q`` (``0.81`` → 0.01; ``238`` → 1; ``20 000`` → 10 000,
@@ -55,12 +72,17 @@ Rounding
     (printed ``0.8`` does not bind prose ``0.80``). Units do not convert: ``27.6%`` binds printed
     ``27.6%`` or ``27.6``, never ``0.276``. Signs: a prose number written with ``−``/``-`` needs a negative
     printed number, one written with ``+`` a non-negative one; an unsigned prose number compares by
-    magnitude (``falls by 0.3`` for a printed ``-0.3``). After ``more than``/``over``/``超过``/``大于``
-    ``x`` must be larger than ``p`` and truncate to it; after ``less than``/``below``/``不到``/``小于`` it
-    must be smaller and round up to it. ``N orders of magnitude`` binds ``x`` with ``|log10 x − N| ≤ 0.5``.
+    magnitude (``falls by 0.3`` for a printed ``-0.3``). After ``more than``/``exceeds``/``超过``/``大于``
+    ``x`` must be larger than ``p`` and truncate to it; after ``less than``/``fewer than``/``不到``/``小于``
+    it must be smaller and round up to it ("over" and "below" are prepositions too often to count). ``N orders of magnitude`` binds ``x`` with ``|log10 x − N| ≤ 0.5``.
 
-Run ``python -m tools.numbers`` (all pages), ``python -m tools.numbers docs/en/ffn-design.md`` or
-``python -m tools.numbers --summary``.
+Run ``python -m tools.numbers`` (all pages; exit 1 when a number is unbound), ``python -m tools.numbers
+docs/en/ffn-design.md``, ``--summary`` (counts per page and per kind of evidence) or ``--explain`` (how each
+number is bound: printed, cited, math, ratio).
+
+Known limits: evidence is page-wide, as promised, so a number can be bound by a printed number that
+happens to be equal (``--explain`` shows which kind bound it); bare integers below 1000 are not checked
+unless marked as above; spelled-out Chinese numerals other than multipliers (``十几万``) are not read.
 """
 
 from __future__ import annotations
