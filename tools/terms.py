@@ -1,0 +1,103 @@
+"""One term each: the variants the glossary lists as "not used here" never appear in a page.
+
+Chinese pages use the glossary's terms (``docs/zh/glossary.md``); the variants below are the ones a
+native editor flagged (主干 reads as "backbone", 预归一化 is not what Pre-LN means, …). Both languages
+name the two source articles 原文一 / 原文二 and Article 1 / Article 2, never "seed 000" (a reader of a
+site about random seeds reads "seed" as a random seed), and neither do snippet files and their comments.
+
+The glossary's alias column ("别名 / 其他译法", "Other Chinese names") is where the variants are listed,
+so that column is not checked. ``python -m tools.terms`` prints every problem.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+from tools import site
+
+SNIPPETS = site.ROOT / "snippets"
+
+# variant: the term to use instead
+ZH_BANNED = {
+    "主干": "主路径",
+    "预归一化": "Pre-LN（前置归一化）",
+    "后归一化": "Post-LN（后置归一化）",
+    "非正规数": "非规格化数",
+    "倒置瓶颈": "倒瓶颈",
+    "编码层": "编码器层",
+    "plain 网络": "普通网络",
+    "预激活值": "激活前的值（z = Wx；预激活指 ResNet v2 的结构）",
+    "种子 000": "原文一",
+    "种子 001": "原文二",
+}
+NAME_BANNED = {
+    r"\bseed[ -_]?0{2,3}\d?\b": "Article 1 / Article 2 (原文一 / 原文二)",
+    r"\bseed[ -_]?001\b": "Article 2 (原文二)",
+    r"\bsource article (?:0+\d|\d)\b": "Article 1 / Article 2",
+    r"\barticle 00\d\b": "Article 1 / Article 2",
+    r"^\s*[!?]{3}\+? seed\b": "a `!!! claim` admonition",
+    r"#seeds?-(?:claims|encoder|demo|ranges|0)[\w-]*": "an id that names the article (#article-claims, #article2-demo)",
+}
+_ALIAS_HEADERS = ("别名 / 其他译法", "Other Chinese names")
+
+
+def _without_alias_column(text: str) -> str:
+    """The glossary with its alias column blanked (same lines, so line numbers stay right)."""
+    out, col = [], None
+    for line in text.split("\n"):
+        if line.startswith("|"):
+            cells = line.split("|")
+            if any(h in line for h in _ALIAS_HEADERS):
+                col = next(i for i, c in enumerate(cells) if c.strip() in _ALIAS_HEADERS)
+            elif col is not None and len(cells) > col:
+                cells[col] = " "
+            line = "|".join(cells)
+        else:
+            col = None if line.strip() == "" else col
+        out.append(line)
+    return "\n".join(out)
+
+
+def _scan(text: str, name: str, patterns: dict[str, str], regex: bool) -> list[str]:
+    found = []
+    for n, line in enumerate(text.split("\n"), 1):
+        for pat, use in patterns.items():
+            hits = re.findall(pat, line, re.I) if regex else ([pat] if pat in line else [])
+            for hit in dict.fromkeys(hits):
+                found.append(f"{name}:{n}: {hit!r} — use {use}")
+    return found
+
+
+def problems(docs: Path = site.DOCS, snippets: Path = SNIPPETS) -> list[str]:
+    found = []
+    for lang in site.LANGS:
+        for page in sorted(site.pages(lang, docs)):
+            if not page.endswith(".md"):
+                continue
+            path = docs / lang / page
+            text = path.read_text(encoding="utf-8")
+            if page == "glossary.md":
+                text = _without_alias_column(text)
+            name = f"docs/{lang}/{page}"
+            if lang == "zh":
+                found += _scan(text, name, ZH_BANNED, regex=False)
+            found += _scan(text, name, NAME_BANNED, regex=True)
+    for path in sorted(snippets.rglob("*.md")):
+        rel = f"snippets/{path.relative_to(snippets).as_posix()}"
+        for pat, use in NAME_BANNED.items():
+            if re.search(pat, path.stem.replace("-", " "), re.I) or re.search(r"seed0\d\d", path.stem, re.I):
+                found.append(f"{rel}: the file name says {path.stem!r} — name it for Article 1 / Article 2")
+        found += _scan(path.read_text(encoding="utf-8"), rel, NAME_BANNED, regex=True)
+    return found
+
+
+def main() -> int:
+    found = problems()
+    print("\n".join(found) or "no banned variants")
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
