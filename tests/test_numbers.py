@@ -16,7 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from tools import numbers, site
+from hooks import site_facts
+from tools import numbers, sources
+
+SITE = site_facts.load()
 
 PAGES = numbers.checked_pages()
 
@@ -24,7 +27,7 @@ PAGES = numbers.checked_pages()
 @pytest.mark.parametrize("path", PAGES, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_every_number_in_prose_is_bound(path):
     text = path.read_text(encoding="utf-8")
-    problems = numbers.check_text(text, path.relative_to(site.ROOT).as_posix())
+    problems = numbers.check_text(text, path.relative_to(SITE.root).as_posix())
     assert not problems, (f"{len(problems)} numbers with no evidence on the page: print them from a snippet on it, "
                           "cite the source in the same sentence, derive them in the page's math, or reword\n"
                           + "\n".join(map(str, problems)))
@@ -32,8 +35,8 @@ def test_every_number_in_prose_is_bound(path):
 
 def test_every_chapter_in_both_languages_is_read():
     names = {(p.parent.name, p.name) for p in PAGES}
-    for lang in site.LANGS:
-        for page in site.pages(lang):
+    for lang in SITE.languages:
+        for page in sources.pages(lang):
             if page.endswith(".md") and "/" not in page and page != "references.md":
                 assert (lang, page) in names
     assert ("zh", "references.md") not in names  # bibliographic data: volumes, pages, arXiv ids
@@ -60,10 +63,10 @@ def _unbound(body: str, outputs: dict[str, str] | None = None, tmp_path: Path | 
 # --------------------------------------------------------------------------- a real page goes stale
 
 
-@pytest.mark.parametrize("lang", site.LANGS)
+@pytest.mark.parametrize("lang", SITE.languages)
 def test_a_number_left_stale_after_an_output_changed_fails(tmp_path, lang):
     """Copy a real chapter and its snippets, change one printed number, expect page:line:number."""
-    page = site.DOCS / lang / "residual-connections.md"
+    page = SITE.docs / lang / "residual-connections.md"
     text = page.read_text(encoding="utf-8")
     printed, maths = numbers.page_evidence(text)
     rows = numbers.bindings(text, "p")
@@ -81,7 +84,7 @@ def test_a_number_left_stale_after_an_output_changed_fails(tmp_path, lang):
     snippets = tmp_path / "snippets"
     shutil.copytree(numbers.SNIPPETS, snippets)
     changed = False
-    for inc in site.includes(text):
+    for inc in sources.includes(text):
         path = snippets / inc
         src = path.read_text(encoding="utf-8")
         head, sep, out = src.partition(numbers.MARKER)

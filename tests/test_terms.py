@@ -11,7 +11,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from tools import site, terms
+from hooks import site_facts
+from tools import terms
+
+SITE = site_facts.load()
 
 
 def test_no_banned_variant_or_article_name_anywhere():
@@ -65,9 +68,9 @@ def test_the_glossary_alias_column_may_list_variants_but_its_definitions_may_not
 
 
 def test_the_real_glossary_has_the_alias_column_with_the_d2l_terms():
-    text = (site.DOCS / "zh" / "glossary.md").read_text(encoding="utf-8")
+    text = (SITE.docs / "zh" / "glossary.md").read_text(encoding="utf-8")
     for alias in ("层规范化", "批量规范化", "暂退法", "词元", "基于位置的前馈网络", "加法和归一化", "梯度弥散",
                   "Pre-Norm", "Post-Norm"):
         assert alias in text, f"docs/zh/glossary.md: the alias column lacks {alias}"
-    en = (site.DOCS / "en" / "glossary.md").read_text(encoding="utf-8")
+    en = (SITE.docs / "en" / "glossary.md").read_text(encoding="utf-8")
     assert en.count("| Other Chinese names |") == text.count("| 别名 / 其他译法 |") > 0

@@ -94,9 +94,12 @@ from dataclasses import dataclass
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from pathlib import Path
 
-from tools import site
+from hooks import site_facts
+from tools import sources
 
-SNIPPETS = site.ROOT / "snippets"
+_SITE = site_facts.load()
+
+SNIPPETS = _SITE.root / "snippets"
 MARKER = "<!--pytest-codeblocks:expected-output-->"
 NOT_CHECKED = ("references.md",)
 
@@ -600,7 +603,7 @@ def _ratios(f: Found, found: list[Found], raw: str) -> list[tuple[Decimal, Decim
 def printed_multipliers(text: str, snippets: Path = SNIPPETS) -> list[tuple[Decimal, Decimal]]:
     """Printed numbers the output itself marks as a factor: ``40.2x``, ``3 ×``, ``12 倍``, ``3 times``."""
     found = []
-    for inc in site.includes(text):
+    for inc in sources.includes(text):
         path = snippets / inc
         if path.exists():
             for m in re.finditer(r"(?<![\w.])(\d+(?:\.\d+)?)(?=\s?(?:x(?![A-Za-z0-9])|×|倍|times\b))", snippet_output(path)):
@@ -610,7 +613,7 @@ def printed_multipliers(text: str, snippets: Path = SNIPPETS) -> list[tuple[Deci
 
 def page_evidence(text: str, snippets: Path = SNIPPETS) -> tuple[list[tuple[Decimal, Decimal]], list[tuple[Decimal, Decimal]]]:
     printed = []
-    for inc in site.includes(text):
+    for inc in sources.includes(text):
         path = snippets / inc
         if path.exists():
             printed += _numbers_in(snippet_output(path))
@@ -657,16 +660,16 @@ def check_text(text: str, page: str, snippets: Path = SNIPPETS) -> list[Problem]
             for line, f, how, sentence in bindings(text, page, snippets) if not how]
 
 
-def checked_pages(docs: Path = site.DOCS) -> list[Path]:
-    return [docs / lang / p for lang in site.LANGS for p in sorted(site.pages(lang, docs))
+def checked_pages(docs: Path = _SITE.docs) -> list[Path]:
+    return [docs / lang / p for lang in _SITE.languages for p in sorted(sources.pages(lang, docs))
             if p.endswith(".md") and "/" not in p and p not in NOT_CHECKED]
 
 
-def problems(paths: list[Path] | None = None, docs: Path = site.DOCS, snippets: Path = SNIPPETS) -> list[Problem]:
+def problems(paths: list[Path] | None = None, docs: Path = _SITE.docs, snippets: Path = SNIPPETS) -> list[Problem]:
     found = []
     for path in paths or checked_pages(docs):
         try:
-            name = path.resolve().relative_to(site.ROOT).as_posix()
+            name = path.resolve().relative_to(_SITE.root).as_posix()
         except ValueError:
             name = path.as_posix()
         found += check_text(path.read_text(encoding="utf-8"), name, snippets)
@@ -676,7 +679,7 @@ def problems(paths: list[Path] | None = None, docs: Path = site.DOCS, snippets: 
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     summary, explain = "--summary" in args, "--explain" in args
-    docs = site.DOCS
+    docs = _SITE.docs
     if "--docs" in args:
         docs = Path(args[args.index("--docs") + 1])
     snippets = Path(args[args.index("--snippets") + 1]) if "--snippets" in args else SNIPPETS
@@ -685,7 +688,7 @@ def main(argv: list[str] | None = None) -> int:
     total = 0
     for path in paths:
         try:
-            name = path.resolve().relative_to(site.ROOT).as_posix()
+            name = path.resolve().relative_to(_SITE.root).as_posix()
         except ValueError:
             name = path.as_posix()
         rows = bindings(path.read_text(encoding="utf-8"), name, snippets)

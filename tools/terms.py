@@ -15,9 +15,12 @@ import re
 import sys
 from pathlib import Path
 
-from tools import site
+from hooks import site_facts
+from tools import sources
 
-SNIPPETS = site.ROOT / "snippets"
+_SITE = site_facts.load()
+
+SNIPPETS = _SITE.root / "snippets"
 
 # variant: the term to use instead
 ZH_BANNED = {
@@ -70,10 +73,10 @@ def _scan(text: str, name: str, patterns: dict[str, str], regex: bool) -> list[s
     return found
 
 
-def problems(docs: Path = site.DOCS, snippets: Path = SNIPPETS) -> list[str]:
+def problems(docs: Path = _SITE.docs, snippets: Path = SNIPPETS) -> list[str]:
     found = []
-    for lang in site.LANGS:
-        for page in sorted(site.pages(lang, docs)):
+    for lang in _SITE.languages:
+        for page in sorted(sources.pages(lang, docs)):
             if not page.endswith(".md"):
                 continue
             path = docs / lang / page
