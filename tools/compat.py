@@ -10,6 +10,8 @@ home pages by ``hooks/compat.py``, and the raw results with the diffs)::
     ./run compat                         # install or upgrade .cache/compat-venv, run every block, write compat/
     ./run compat --no-install            # reuse the environment as it is
     ./run compat snippets/home           # only some snippet files (the table is then not written)
+    ./run compat --venv .cache/cuda-venv --install torch==2.13.0   # another install, e.g. PyPI's CUDA build
+                                         # of the pinned torch (reported, the table is not written)
 
 Exit status: 0 when it ran (differences are results, not errors), 1 when the environment could not be made.
 """
@@ -78,17 +80,20 @@ def venv_python(venv: Path) -> Path:
     return venv / "bin" / "python"
 
 
-def make_env(venv: Path, install: bool = True) -> Path:
-    """Create ``venv`` if needed and install or upgrade the newest releases pip allows here."""
+def make_env(venv: Path, install: bool = True, requirements: list[str] | None = None) -> Path:
+    """Create ``venv`` if needed and install or upgrade the newest releases pip allows here
+    (or ``requirements``, plus the other packages unpinned)."""
     py = venv_python(venv)
     if not py.exists():
         print(f"creating {venv} ...", flush=True)
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
         install = True
     if install:
-        print(f"installing the newest {', '.join(PACKAGES)} into {venv} (the CUDA build of torch is a few GB) ...",
-              flush=True)
-        subprocess.run([str(py), "-m", "pip", "install", "--quiet", "--upgrade", *PACKAGES], check=True)
+        wanted = list(requirements or [])
+        named = {re.split(r"[=<>!~ \[]", r, maxsplit=1)[0].lower() for r in wanted}
+        wanted += [dist for dist in PACKAGES if dist not in named]
+        print(f"installing {' '.join(wanted)} into {venv} (the CUDA build of torch is a few GB) ...", flush=True)
+        subprocess.run([str(py), "-m", "pip", "install", "--quiet", "--upgrade", *wanted], check=True)
     return py
 
 
@@ -239,11 +244,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("paths", nargs="*", type=Path, help="snippet files or folders (default: all)")
     ap.add_argument("--venv", type=Path, default=VENV, help=f"environment to use (default {VENV.relative_to(ROOT)})")
     ap.add_argument("--no-install", action="store_true", help="do not install or upgrade packages")
+    ap.add_argument("--install", action="append", default=[], metavar="REQ",
+                    help="install this requirement instead of the newest release (repeatable); "
+                         "the table is then not written")
     ap.add_argument("--jobs", type=int, default=2, help="blocks run at once (default 2)")
     ap.add_argument("--out", type=Path, default=OUT, help="where the tables go (default compat/)")
     args = ap.parse_args(argv)
+    args.venv = args.venv.resolve()
 
-    py = make_env(args.venv, install=not args.no_install)
+    py = make_env(args.venv, install=not args.no_install, requirements=args.install)
     newest = versions(py)
     pins = pinned()
     blocks = snippets.collect(args.paths or None)
@@ -260,8 +269,8 @@ def main(argv: list[str] | None = None) -> int:
     differing = sum(not o.same for o in outcomes)
     print(f"{len(outcomes) - differing} of {len(outcomes)} blocks print the same; {differing} differ "
           f"({time.perf_counter() - start:.0f} s)")
-    if args.paths:
-        print("only some snippet files were run: the table is not written")
+    if args.paths or args.install or args.venv.resolve() != VENV:
+        print("not the newest versions in .cache/compat-venv over every snippet: the table is not written")
         return 0
     result = {
         "date": dt.date.today().isoformat(),
