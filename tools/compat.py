@@ -22,6 +22,7 @@ import argparse
 import concurrent.futures
 import datetime as dt
 import difflib
+import hashlib
 import json
 import os
 import platform
@@ -61,6 +62,12 @@ class Outcome:
     seconds: float
     diff: str = ""  # unified diff, page output -> this environment's output
     error: str = ""  # stderr tail when the block failed
+    source: str = ""  # fingerprint of the block's code and shown output (see fingerprint)
+
+
+def fingerprint(block: snippets.Block) -> str:
+    """Changes when the block's code or its shown output does: a table measured before is stale."""
+    return hashlib.sha256(f"{block.code}\0{block.expected or ''}".encode()).hexdigest()[:16]
 
 
 def pinned(requirements: Path = ROOT / "requirements.txt") -> dict[str, str]:
@@ -137,7 +144,7 @@ def run_block(python: Path | str, block: snippets.Block, timeout: float = TIMEOU
     diff = "" if stdout == expected else "".join(difflib.unified_diff(
         expected.splitlines(True), stdout.splitlines(True), "page", "newest"))
     error = "" if code == 0 else "\n".join(stderr.strip().splitlines()[-15:])
-    return Outcome(block.name, same, round(seconds, 1), diff, error)
+    return Outcome(block.name, same, round(seconds, 1), diff, error, fingerprint(block))
 
 
 def compare(python: Path | str, blocks: list[snippets.Block], jobs: int = 2,
@@ -151,7 +158,7 @@ def compare(python: Path | str, blocks: list[snippets.Block], jobs: int = 2,
 
 LABELS = {
     "zh": {
-        "head": "| 包 | 页面输出所用版本（`requirements.txt`） | 实测的最新版本 |",
+        "head": "| 包 | 页面上的输出所用的固定版本 | 实测的最新版本 |",
         "torch_build": {"CPU": "CPU 版", "CUDA": "CUDA 版，在 CPU 上运行"},
         "summary": "{when} 在 {machine} 上用 `./run compat` 实测：在最新版本下，{total} 个代码块中有 {same} 个"
                    "打印的输出与页面上的完全一致。",
@@ -162,7 +169,7 @@ LABELS = {
         "not_measured": "{dist} 的最新发布版是 {newer}，但这台机器上装不了，没有实测。",
     },
     "en": {
-        "head": "| package | outputs on these pages (`requirements.txt`) | newest version measured |",
+        "head": "| package | pinned: the outputs on these pages | newest measured |",
         "torch_build": {"CPU": "CPU build", "CUDA": "CUDA build, run on the CPU"},
         "summary": "Measured with `./run compat` on {when} on {machine}: with the newest versions, {same} of "
                    "{total} code blocks print exactly the output shown on the page.",
