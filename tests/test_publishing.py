@@ -314,3 +314,29 @@ def test_missing_chromium_fails_where_ci_runs(tmp_path):
     assert browser_decision(missing, {}) == "skip"
     assert browser_decision(missing, {"CI": "false"}) == "skip"
     assert browser_decision(sys.executable, {"CI": "true"}) == "run"
+
+
+# --------------------------------------------------------------------------- hooks fail loudly
+
+
+def test_alternates_hook_drops_head_links_and_fails_when_material_changes():
+    from hooks import alternates
+
+    page = SimpleNamespace(file=SimpleNamespace(src_path="en/page.md"))
+    config = SimpleNamespace(extra={"alternate": [{"lang": "zh"}, {"lang": "en"}]})
+    html = ('<html><head>\n  <link rel="alternate" href="/x/" hreflang="zh">\n'
+            '  <link rel="alternate" href="/en/x/" hreflang="en">\n</head><body>'
+            '<a href="/en/x/" hreflang="en" class="md-select__link">English</a></body></html>')
+    out = alternates.on_post_page(html, page, config)
+    assert '<link rel="alternate"' not in out and 'class="md-select__link"' in out
+    with pytest.raises(Exception, match=r"en/page\.md: expected Material 9\.8's <link rel=\"alternate\""):
+        alternates.on_post_page("<html><head></head><body></body></html>", page, config)
+
+
+def test_not_found_hook_needs_the_i18n_languages():
+    from hooks import not_found
+
+    config = SimpleNamespace(plugins={}, get={}.get, theme={"language": "en"}, extra={})
+    with pytest.raises(Exception, match=r"expected the mkdocs-static-i18n plugin"):
+        not_found.on_template_context({}, "404.html", config)
+    assert not_found.on_template_context({"x": 1}, "sitemap.xml", config) == {"x": 1}
