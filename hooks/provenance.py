@@ -1,7 +1,8 @@
 """Where each page comes from: its source file, each snippet's file, and the date it last changed.
 
-* After every ``--8<-- "<page>/<what>.md"`` include, a small link to that snippet's file in the
-  repository (``repo_url``), so a reader can see the code and its recorded output as committed.
+* After every ``--8<-- "<page>/<what>.md"`` include (after the last one, for a file included in
+  sections), a small link to that snippet's file in the repository (``repo_url``), so a reader can
+  see the code and its recorded output as committed.
 * At the end of every page, a line with a link to the page's own source file and the date the page
   last changed: the newest commit date (``git log -1 --format=%cs``) over the page and the snippet
   files it includes. Where git cannot say (no git, a file never committed, or a shallow clone whose
@@ -77,11 +78,15 @@ def included(markdown: str) -> list[str]:
 def on_page_markdown(markdown, page, config, files):
     lang = _lang(page, config)
     root, base, blob = _root(config), snippet_base(config), blob_root(config)
+    lines = markdown.splitlines()
+    # one link per snippet file, after its last include: a file included in sections (code, then a
+    # list of code annotations, then output) gets it after the output, never between code and list
+    last = {SECTION.sub("", m.group("name")): i for i, line in enumerate(lines) if (m := INCLUDE.match(line))}
     out = []
-    for line in markdown.splitlines():
+    for i, line in enumerate(lines):
         out.append(line)
         m = INCLUDE.match(line)
-        if not m:
+        if not m or last[SECTION.sub("", m.group("name"))] != i:
             continue
         path = base / SECTION.sub("", m.group("name"))
         rel = path.resolve().relative_to(root).as_posix()
