@@ -18,7 +18,9 @@ Headless Chromium (Debian's, at /usr/bin/chromium) opens every page of the stric
 * a full-page screenshot of each page in light and dark mode goes to ``screenshots/`` (not committed).
 
 Everything is collected in one pass (one browser, two pages at a time); the tests below only read
-the report, parametrized by page so a failure names it. Without /usr/bin/chromium they skip.
+the report, parametrized by page so a failure names it. Without /usr/bin/chromium they skip, except
+where ``CI`` is set: there they fail. At the end, tests of their own: switching language keeps the
+section, and the 404 pages.
 """
 
 from __future__ import annotations
@@ -35,15 +37,19 @@ import pytest
 
 from hooks import site_facts
 from tools import notebooks, snippets, sources
-from tools.browser import CHROMIUM, CHROMIUM_ARGS, serve_published
+from tools.browser import CHROMIUM, CHROMIUM_ARGS, NO_CHROMIUM, browser_decision, serve_published
 
 SITE = site_facts.load()
 
-pytestmark = pytest.mark.skipif(
-    not Path(CHROMIUM).exists(),
-    reason=f"browser tests need Debian's Chromium at {CHROMIUM}: `apt-get install chromium` "
-           "(and `fonts-wqy-zenhei` for Chinese screenshots); `playwright install` cannot download here",
-)
+pytestmark = pytest.mark.skipif(browser_decision() == "skip", reason=NO_CHROMIUM)
+
+
+@pytest.fixture(scope="session")
+def chromium() -> str:
+    if browser_decision() == "fail":
+        pytest.fail(f"CI is set and Chromium is missing: {NO_CHROMIUM}", pytrace=False)
+    return CHROMIUM
+
 
 SCREENSHOTS = SITE.root / "screenshots"
 WORKERS = 2
@@ -362,7 +368,7 @@ async def _visit_all(base: str) -> Visit:
 
 
 @pytest.fixture(scope="session")
-def visit(built_site) -> Visit:
+def visit(built_site, chromium) -> Visit:
     with serve_published(built_site) as base:
         return asyncio.run(_visit_all(base))
 
@@ -380,25 +386,11 @@ _IDS = [p.id for p in PAGES]
 # --------------------------------------------------------------------------- per page
 
 
-def _alternate_sitemap(text: str, visit: Visit, sp: SitePage) -> bool:
-    """A 404 for ``<page>/sitemap.xml`` of this page in some language: the one known, harmless error.
-
-    Material's JavaScript fetches ``sitemap.xml`` under each ``<link rel="alternate">`` URL, assuming
-    each alternate is the root of a language site. mkdocs-static-i18n makes them the page itself in
-    each language (right for hreflang and for the switcher), so these fetches 404, on the published
-    site too; Material ignores the failure. Nothing else is excused.
-    """
-    urls = {visit.base + sp.counterpart(lang).path + "sitemap.xml" for lang in SITE.languages}
-    urls -= {visit.base + "sitemap.xml"}  # the real sitemap must load
-    return "404" in text and any(u in text for u in urls)
-
-
 @pytest.mark.parametrize("sp", PAGES, ids=_IDS)
 def test_page_loads_without_errors(visit, sp):
     r = _report(visit, sp)
     problems = ([f"console error: {e}" for e in r.console_errors] + [f"page error: {e}" for e in r.page_errors]
                 + [f"HTTP {e}" for e in r.http_errors])
-    problems = [p for p in problems if not _alternate_sitemap(p, visit, sp)]
     assert not problems, f"{r.url}:\n" + "\n".join(problems)
 
 
@@ -428,7 +420,9 @@ def test_language_switcher_leads_to_the_same_page(visit, sp):
     assert r.facts["switcher"] == want, f"{r.url}: switcher links {r.facts['switcher']}, expected {want}"
     assert r.facts["lang"].startswith(sp.lang), f"{r.url}: <html lang={r.facts['lang']!r}>"
     for lang, url in r.switch_click.items():
-        assert url == want[lang], f"{r.url}: clicking {lang} in the switcher led to {url}, not {want[lang]}"
+        # the #section the page had scrolled to is kept (test_switching_language_lands_on_the_same_section)
+        assert url.split("#")[0] == want[lang], \
+            f"{r.url}: clicking {lang} in the switcher led to {url}, not {want[lang]}"
 
 
 @pytest.mark.parametrize("sp", PAGES, ids=_IDS)
@@ -476,3 +470,97 @@ def test_screenshots_in_light_and_dark_mode(visit):
     missing = [str(p) for r in visit.pages.values() for p in r.screenshots if not p.exists()]
     taken = sum(len(r.screenshots) for r in visit.pages.values())
     assert not missing and taken == 2 * len(PAGES), f"{taken} of {2 * len(PAGES)} screenshots; missing {missing}"
+
+
+# --------------------------------------------------------------------------- own visits
+
+
+@pytest.fixture(scope="session")
+def own_browser(built_site, chromium):
+    """A browser of these tests' own, on the site served as published."""
+    from playwright.sync_api import sync_playwright
+
+    with serve_published(built_site) as base, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        yield browser, base
+        browser.close()
+
+
+def _open(own_browser, width: int = 1280):
+    browser, base = own_browser
+    ctx = browser.new_context(viewport={"width": width, "height": 900}, locale="en-US", service_workers="block")
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: m.type == "error" and errors.append(f"console: {m.text}"))
+    page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
+    page.on("response", lambda r: r.status >= 400 and errors.append(f"HTTP {r.status} {r.url}"))
+    page.route("**/*", lambda r: r.continue_() if r.request.url.startswith(base[:base.index("/", 8)])
+               else (errors.append(f"request to another host: {r.request.url}"), r.abort()))
+    return ctx, page, errors, base
+
+
+def _wait_for_url(page, url: str, what: str) -> None:
+    try:
+        page.wait_for_url(url, timeout=10_000)
+    except Exception:  # noqa: BLE001 - the assertion says where the reader landed instead
+        pytest.fail(f"{what}: expected to land on {url}, landed on {page.url}", pytrace=False)
+
+
+def _heading_ids(sp: SitePage) -> list[str]:
+    return re.findall(r"^#{2,3} .*\{ *#([\w-]+) *\}\s*$", sp.source(), re.M)
+
+
+SWITCH_PAGE = "residual-connections.md"
+
+
+@pytest.mark.parametrize("lang", SITE.languages)
+def test_switching_language_lands_on_the_same_section(own_browser, lang):
+    """A reader on a section who picks the other language lands on that section there, whether the
+    address got its #anchor from a link or from scrolling (Material's navigation.tracking)."""
+    other = next(x for x in SITE.languages if x != lang)
+    sp = SitePage(lang, SWITCH_PAGE)
+    ids = [i for i in _heading_ids(sp) if i in _heading_ids(sp.counterpart(other))]
+    assert len(ids) >= 2, f"docs/{lang}/{SWITCH_PAGE}: expected two explicit heading ids shared with {other}"
+    ctx, page, errors, base = _open(own_browser)
+    try:
+        target = base + sp.counterpart(other).path
+        # 1. arrived by a link to the section, then a real pointer: hover the language button, click
+        page.goto(f"{base}{sp.path}#{ids[0]}", wait_until="load")
+        page.hover(".md-header__option .md-select")
+        page.click(f".md-select__link[hreflang={other}]")
+        _wait_for_url(page, f"{target}#{ids[0]}", f"{base}{sp.path}#{ids[0]}, language switcher clicked")
+        assert page.evaluate(f"document.getElementById({ids[0]!r}) !== null"), f"{target}: no #{ids[0]}"
+        top = page.evaluate(f"document.getElementById({ids[0]!r}).getBoundingClientRect().top")
+        assert 0 <= top < 300, f"{target}#{ids[0]}: the section is not at the top of the window (top={top})"
+        # 2. the address changed while scrolling (replaceState fires no event)
+        page.goto(base + sp.path, wait_until="load")
+        page.evaluate(f"history.replaceState(null, '', '#{ids[1]}')")
+        page.evaluate(f"document.querySelector('.md-select__link[hreflang={other}]').click()")
+        _wait_for_url(page, f"{target}#{ids[1]}", f"{base}{sp.path}, scrolled to #{ids[1]}, switcher clicked")
+    finally:
+        ctx.close()
+    assert not errors, "\n".join(errors)
+
+
+@pytest.mark.parametrize("lang", SITE.languages)
+def test_404_page_leads_home_and_to_search(own_browser, lang):
+    ctx, page, errors, base = _open(own_browser)
+    home = base + SITE.prefix(lang)
+    try:
+        page.goto(home + "404.html", wait_until="load")
+        assert page.evaluate("document.documentElement.lang").startswith(lang)
+        switcher = page.evaluate("Object.fromEntries([...document.querySelectorAll('.md-select__link[hreflang]')]"
+                                 ".map(a => [a.hreflang, a.href]))")
+        assert switcher == {x: base + SITE.prefix(x) for x in SITE.languages}, switcher
+        page.click("article .rn-not-found__actions a[href$='?q=']")
+        _wait_for_url(page, home + "?q=", f"{home}404.html, search link clicked")
+        page.wait_for_function("document.getElementById('__search').checked", timeout=10_000)
+        page.fill("input.md-search__input", "residual" if lang == "en" else "残差")
+        page.wait_for_selector(".md-search-result__item", timeout=10_000)
+        page.goto(home + "404.html", wait_until="load")
+        page.click("article .rn-not-found__actions a.md-button--primary")
+        _wait_for_url(page, home, f"{home}404.html, home link clicked")
+    finally:
+        ctx.close()
+    assert not errors, "\n".join(errors)
+

@@ -1,7 +1,8 @@
 """Promises 4 and 6 — the strict build passes, and the built site loads nothing from another host.
 
-Also what a published site needs: a sitemap with both languages, language alternates in each
-page's head, math already rendered to MathML, and the math font served by the site itself.
+Also what a published site needs: a sitemap with both languages (each page's language alternates are
+declared there: tests/test_publishing.py), math already rendered to MathML, and the math font served by
+the site itself.
 """
 
 from __future__ import annotations

@@ -1,0 +1,334 @@
+"""Publishing and provenance: what a reader of the published site can trace and where it is published.
+
+* every page links to its source file, and after each snippet it shows, to that snippet's file in the
+  repository (the link resolves to a file git tracks); every page says when it last changed, from git,
+  and a clone whose history cannot tell says so instead of a wrong date;
+* a 404 page per language, with the home page and search of its language;
+* language alternates are declared in sitemap.xml (not in each page's head, where Material fetches
+  ``sitemap.xml`` under each one: the 404s this caused on every page);
+* the home pages carry the compatibility table that ``./run compat`` measured, which says which
+  versions were measured and when, and that tool reports a block that prints something different;
+* the GitHub Pages workflow passes actionlint, runs the tests before the strict build, and deploys
+  only what that build made; actionlint does fail on a broken workflow.
+
+Each check is a function also fed a broken input below, so it is shown to be able to fail.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+import yaml
+
+from hooks import compat as compat_hook
+from hooks import provenance
+from hooks import site_facts
+from tools import built_site as built_site_checks
+from tools import compat, snippets, sources
+from tools.browser import browser_decision
+
+SITE = site_facts.load()
+ROOT = SITE.root
+REPO = "https://github.com/residual-notes/residual-notes"
+BLOB = f"{REPO}/blob/main/"
+WORKFLOW = ROOT / ".github" / "workflows" / "pages.yml"
+ACTIONLINT = Path(sys.executable).parent / "actionlint"
+
+
+def _built(site_dir: Path, lang: str, src: str) -> Path:
+    stem = src.rsplit(".", 1)[0]
+    rel = "index.html" if stem == "index" else f"{stem.removesuffix('/index')}/index.html"
+    return site_dir / ("" if lang == SITE.default else lang) / rel
+
+
+def _tracked() -> set[str] | None:
+    proc = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-z"], capture_output=True, text=True)
+    return set(proc.stdout.split("\0")) if proc.returncode == 0 else None
+
+
+def link_problems(html: str, page: str, root: Path = ROOT, tracked: set[str] | None = None) -> list[str]:
+    """Links into the repository that lead nowhere: a file that does not exist, or that git does not track."""
+    found = []
+    for href in re.findall(r'href="(https://github\.com/residual-notes/residual-notes/blob/[^"]+)"', html):
+        rel = href.removeprefix(BLOB)
+        if rel == href:
+            found.append(f"{page}: {href} is not under {BLOB}")
+        elif not (root / rel).is_file():
+            found.append(f"{page}: {href} links to {rel}, which does not exist")
+        elif tracked is not None and rel not in tracked:
+            found.append(f"{page}: {href} links to {rel}, which git does not track (`git add` it)")
+    return found
+
+
+def provenance_problems(site_dir: Path, docs: Path = SITE.docs, root: Path = ROOT) -> list[str]:
+    """Each page's source link, date line and one link per snippet file it includes, in order."""
+    found = []
+    tracked = _tracked() if root == ROOT else None
+    for lang in SITE.languages:
+        for src in sorted(sources.pages(lang, docs)):
+            built = _built(site_dir, lang, src)
+            name = f"docs/{lang}/{src}"
+            if not built.exists():
+                found.append(f"{name}: not built ({built})")
+                continue
+            html = built.read_text(encoding="utf-8")
+            aside = re.search(r'<aside class="rn-provenance">(.*?)</aside>', html, re.S)
+            if not aside:
+                found.append(f"{name}: no provenance line (source link and date) at the end of the page")
+            else:
+                if f'href="{BLOB}{name}"' not in aside.group(1):
+                    found.append(f"{name}: the provenance line does not link to {BLOB}{name}")
+                if not re.search(r'<time datetime="\d{4}-\d\d-\d\d">|rn-provenance__unknown', aside.group(1)):
+                    found.append(f"{name}: the provenance line has neither a date nor says why it is unknown")
+            if src.endswith(".md"):
+                names = sources.includes((docs / lang / src).read_text(encoding="utf-8"))
+                # one link per file, after its last include (a file may be included in sections)
+                want = [f"snippets/{n}" for i, n in enumerate(names) if n not in names[i + 1:]]
+                got = [h.removeprefix(BLOB) for h in
+                       re.findall(r'<p class="rn-source">.*?<a href="([^"]+)"', html)]
+                if got != want:
+                    found.append(f"{name}: snippet source links {got}, expected one per include {want}")
+            found += link_problems(html, name, root, tracked)
+    return found
+
+
+# --------------------------------------------------------------------------- provenance
+
+
+def test_every_page_links_its_source_and_each_snippet_file(built_site):
+    problems = provenance_problems(built_site)
+    assert not problems, "\n".join(problems)
+
+
+def test_a_link_to_a_missing_snippet_file_is_found(tmp_path):
+    html = f'<p class="rn-source"><a href="{BLOB}snippets/no-such/snippet.md">x</a></p>'
+    [problem] = link_problems(html, "docs/en/page.md")
+    assert "docs/en/page.md" in problem and "snippets/no-such/snippet.md" in problem and "does not exist" in problem
+    untracked = link_problems(f'<a href="{BLOB}README.md">', "docs/en/page.md", tracked=set())
+    assert untracked and "git does not track" in untracked[0]
+
+
+def test_a_page_without_its_source_links_is_found(built_site, tmp_path):
+    broken = tmp_path / "site"
+    shutil.copytree(built_site, broken)
+    page = _built(broken, "en", "ffn-design.md")
+    text = page.read_text(encoding="utf-8")
+    text = re.sub(r'<p class="rn-source">.*?</p>', "", text, count=1, flags=re.S)
+    text = re.sub(r'<aside class="rn-provenance">.*?</aside>', "", text, flags=re.S)
+    page.write_text(text, encoding="utf-8")
+    problems = provenance_problems(broken)
+    assert any(p.startswith("docs/en/ffn-design.md: no provenance line") for p in problems), problems
+    assert any(p.startswith("docs/en/ffn-design.md: snippet source links") for p in problems), problems
+
+
+def _git(cwd: Path, *args: str, date: str | None = None) -> str:
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@example.org", "PATH": "/usr/bin:/bin", "HOME": str(cwd)}
+    if date:
+        env |= {"GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
+    return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout
+
+
+def test_last_changed_date_comes_from_git_and_falls_back_visibly(tmp_path):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    (repo / "old.md").write_text("old\n")
+    _git(repo, "add", "old.md")
+    _git(repo, "commit", "-q", "-m", "old", date="2020-01-02T03:04:05+00:00")
+    (repo / "new.md").write_text("new\n")
+    _git(repo, "add", "new.md")
+    _git(repo, "commit", "-q", "-m", "new")
+
+    assert provenance.last_changed(repo, [repo / "old.md"]) == ("2020-01-02", None, False)
+    (repo / "old.md").write_text("edited\n")
+    assert provenance.last_changed(repo, [repo / "old.md"]) == ("2020-01-02", None, True)
+    (repo / "draft.md").write_text("draft\n")
+    assert provenance.last_changed(repo, [repo / "draft.md"]) == (None, "untracked", False)
+
+    shallow = tmp_path / "shallow"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{repo}", str(shallow)], check=True,
+                   capture_output=True)
+    # the only commit of a depth-1 clone seems to add every file: its date is not old.md's
+    assert provenance.last_changed(shallow, [shallow / "old.md"]) == (None, "shallow", False)
+
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "page.md").write_text("x\n")
+    assert provenance.last_changed(plain, [plain / "page.md"]) == (None, "no-git", False)
+
+
+def test_a_wrong_edit_uri_fails_loudly():
+    config = {"repo_url": REPO, "edit_uri": "edit/main/", "docs_dir": str(ROOT / "docs")}
+    with pytest.raises(Exception, match=r"edit_uri: blob/<branch>/docs/"):
+        provenance.blob_root(config)
+    assert provenance.blob_root({**config, "edit_uri": "blob/main/docs/"}) == BLOB
+
+
+# --------------------------------------------------------------------------- 404 and alternates
+
+
+@pytest.mark.parametrize("lang", SITE.languages)
+def test_a_404_page_per_language_leads_home_and_to_search(built_site, lang):
+    base = "/residual-notes/"
+    here = base + SITE.prefix(lang)
+    path = built_site / ("" if lang == SITE.default else lang) / "404.html"
+    assert path.exists(), f"no 404 page for {lang}: {path.relative_to(built_site)}"
+    html = path.read_text(encoding="utf-8")
+    assert re.search(rf'<html lang="{lang}\b', html), f"{path.relative_to(built_site)} is not in {lang}"
+    article = re.search(r"<article.*?</article>", html, re.S).group(0)
+    assert f'href="{here}"' in article, f"{path.relative_to(built_site)}: no link to {here}"
+    assert f'href="{here}?q="' in article, f"{path.relative_to(built_site)}: no link to search ({here}?q=)"
+    switcher = dict((b, a) for a, b in re.findall(r'<a href="([^"]*)" hreflang="([\w-]+)"', html))
+    want = {x: base + SITE.prefix(x) for x in SITE.languages}
+    assert switcher == want, f"{path.relative_to(built_site)}: language links {switcher}, expected the home pages {want}"
+
+
+def test_alternates_are_in_the_sitemap_and_not_in_page_heads(built_site):
+    """Material fetches ``sitemap.xml`` under every ``<link rel=alternate>`` of a page's head."""
+    problems = built_site_checks.alternate_problems(built_site)
+    assert not problems, "\n".join(problems)
+
+
+# --------------------------------------------------------------------------- compatibility table
+
+
+def test_home_pages_carry_the_measured_compatibility_table(built_site):
+    result = json.loads((ROOT / "compat" / "results.json").read_text(encoding="utf-8"))
+    measured = {o["name"]: o.get("source") for o in result["outcomes"]}
+    today = {b.name: compat.fingerprint(b) for b in snippets.collect()}
+    stale = sorted(n for n in measured.keys() | today.keys() if measured.get(n) != today.get(n))
+    assert not stale, ("compat/results.json was measured on other snippet blocks than today's (new, removed or "
+                       f"changed): {stale}; run `./run compat`")
+    for lang in SITE.languages:
+        source = (SITE.docs / lang / "index.md").read_text(encoding="utf-8")
+        assert compat_hook.MARKER.search(source), f"docs/{lang}/index.md has no <!-- compat-table --> line"
+        html = _built(built_site, lang, "index.md").read_text(encoding="utf-8")
+        for dist in compat.PACKAGES:
+            row = re.search(rf"<tr>\s*<td>{re.escape(dist)}</td>(.*?)</tr>", html, re.S)
+            assert row, f"{lang} home page: no row for {dist} in the compatibility table"
+            assert result["pinned"][dist] in row.group(1) and result["newest"][dist] in row.group(1), \
+                f"{lang} home page: the {dist} row does not show {result['pinned'][dist]} and {result['newest'][dist]}"
+        assert result["date"] in html, f"{lang} home page: the table does not say when it was measured"
+
+
+def test_compat_reports_a_block_that_prints_something_different(tmp_path):
+    path = tmp_path / "two.md"
+    path.write_text(f"```python\nprint(2)\n```\n{snippets.MARKER}\n```text\n2\n```\n\n"
+                    f"```python\nprint(1 + 2)\n```\n{snippets.MARKER}\n```text\n4\n```\n", encoding="utf-8")
+    same, differs = compat.compare(sys.executable, snippets.collect([path]), jobs=2, timeout=60)
+    assert same.same and not same.diff
+    assert not differs.same and "-4" in differs.diff and "+3" in differs.diff and differs.name.endswith("two.md:9")
+    result = {"date": "2000-01-02", "machine": "a test machine", "pinned": {d: "1.0" for d in compat.PACKAGES},
+              "pinned_python": "3.11", "newest": {**{d: "2.0" for d in compat.PACKAGES}, "python": "3.11.9",
+                                                  "torch_build": "CPU"},
+              "newest_on_index": {d: "2.0" for d in compat.PACKAGES},
+              "outcomes": [vars(same), vars(differs)]}
+    for lang in compat.LABELS:
+        text = compat.table(lang, result)
+        assert "2000-01-02" in text and "a test machine" in text and differs.name in text and same.name not in text
+        assert "| torch | 1.0" in text
+
+
+def test_a_marker_without_its_table_fails_the_build(tmp_path):
+    (tmp_path / "mkdocs.yml").write_text("")
+    class Config(dict):  # what hooks see: items and a theme attribute
+        theme = {"language": "en"}
+
+    config = Config(config_file_path=str(tmp_path / "mkdocs.yml"))
+    page = SimpleNamespace(file=SimpleNamespace(src_path="en/index.md"))
+    with pytest.raises(Exception, match=r"compat/table\.en\.md does not exist"):
+        compat_hook.on_page_markdown("x\n<!-- compat-table -->\n", page, config, None)
+    (tmp_path / "compat").mkdir()
+    (tmp_path / "compat" / "table.en.md").write_text("| a |\n")
+    assert compat_hook.on_page_markdown("x\n<!-- compat-table -->\n", page, config, None) == "x\n| a |\n"
+
+
+# --------------------------------------------------------------------------- GitHub Pages workflow
+
+
+def _actionlint(path: Path) -> subprocess.CompletedProcess:
+    assert ACTIONLINT.exists(), f"actionlint is not installed in {ACTIONLINT.parent}: pip install -r requirements.txt"
+    return subprocess.run([str(ACTIONLINT), "-no-color", str(path)], capture_output=True, text=True, cwd=ROOT)
+
+
+def test_pages_workflow_passes_actionlint():
+    proc = _actionlint(WORKFLOW)
+    assert proc.returncode == 0, f"actionlint {WORKFLOW.relative_to(ROOT)}:\n{proc.stdout}{proc.stderr}"
+
+
+def test_actionlint_fails_on_a_broken_workflow(tmp_path):
+    broken = tmp_path / ".github" / "workflows" / "pages.yml"
+    broken.parent.mkdir(parents=True)
+    text = WORKFLOW.read_text(encoding="utf-8")
+    text = text.replace("needs: build", "needs: biuld").replace("${{ steps.deployment.outputs.page_url }}",
+                                                                 "${{ steps.deployment.outputs.page_url ")
+    broken.write_text(text, encoding="utf-8")
+    proc = _actionlint(broken)
+    assert proc.returncode != 0 and "biuld" in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_pages_workflow_tests_then_builds_then_deploys_what_it_built():
+    wf = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
+    build, deploy = wf["jobs"]["build"], wf["jobs"]["deploy"]
+    steps = build["steps"]
+    runs = [s.get("run", "") for s in steps]
+    uses = [s.get("uses", "") for s in steps]
+    test_at = next(i for i, r in enumerate(runs) if ".ci/run" in r)
+    build_at = next(i for i, r in enumerate(runs) if r.strip() == "./run build")
+    upload_at = next(i for i, u in enumerate(uses) if u.startswith("actions/upload-pages-artifact@"))
+    assert test_at < build_at < upload_at, "the workflow must run the tests, then the strict build, then upload"
+    assert steps[upload_at]["with"]["path"] == "site"
+    assert steps[0]["uses"].startswith("actions/checkout@") and steps[0]["with"]["fetch-depth"] == 0, \
+        "checkout must fetch the whole history (pages show the date they last changed)"
+    assert deploy["needs"] == "build" and any(s.get("uses", "").startswith("actions/deploy-pages@")
+                                              for s in deploy["steps"])
+    assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert ci.strip().endswith("./run test"), ".ci/run must end by running exactly ./run test"
+
+
+# --------------------------------------------------------------------------- CI
+
+
+def test_missing_chromium_fails_where_ci_runs(tmp_path):
+    """tests/test_browser.py skips without Chromium only where CI is not set."""
+    missing = str(tmp_path / "no-chromium")
+    assert browser_decision(missing, {"CI": "true"}) == "fail"
+    assert browser_decision(missing, {"CI": "1"}) == "fail"
+    assert browser_decision(missing, {}) == "skip"
+    assert browser_decision(missing, {"CI": "false"}) == "skip"
+    assert browser_decision(sys.executable, {"CI": "true"}) == "run"
+
+
+# --------------------------------------------------------------------------- hooks fail loudly
+
+
+def test_alternates_hook_drops_head_links_and_fails_when_material_changes():
+    from hooks import alternates
+
+    page = SimpleNamespace(file=SimpleNamespace(src_path="en/page.md"))
+    config = SimpleNamespace(extra={"alternate": [{"lang": "zh"}, {"lang": "en"}]})
+    html = ('<html><head>\n  <link rel="alternate" href="/x/" hreflang="zh">\n'
+            '  <link rel="alternate" href="/en/x/" hreflang="en">\n</head><body>'
+            '<a href="/en/x/" hreflang="en" class="md-select__link">English</a></body></html>')
+    out = alternates.on_post_page(html, page, config)
+    assert '<link rel="alternate"' not in out and 'class="md-select__link"' in out
+    with pytest.raises(Exception, match=r"en/page\.md: expected Material 9\.8's <link rel=\"alternate\""):
+        alternates.on_post_page("<html><head></head><body></body></html>", page, config)
+
+
+def test_not_found_hook_needs_the_i18n_languages():
+    from hooks import not_found
+
+    config = SimpleNamespace(plugins={}, get={}.get, theme={"language": "en"}, extra={})
+    with pytest.raises(Exception, match=r"expected the mkdocs-static-i18n plugin"):
+        not_found.on_template_context({}, "404.html", config)
+    assert not_found.on_template_context({"x": 1}, "sitemap.xml", config) == {"x": 1}
