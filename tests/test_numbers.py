@@ -200,6 +200,7 @@ def test_multipliers(tmp_path):
     assert _unbound("a 40x smaller gradient", {"a/b.md": "l=40  l=50"}, tmp_path) == ["40x"]     # a header is no factor
     assert _unbound("each 8 times smaller", {"a/b.md": "L=8"}, tmp_path) == ["8 times"]
     assert _unbound(r"each \( 1/\sqrt{64} = 1/8 \) of it, 8 times smaller") == []             # derived in math
+    assert _unbound("it moves to 1/77.") == ["1/77"]                              # a full stop ends the fraction
     assert _unbound("gradients 1.07 and 0.0252: a 40× gap") == ["1.07", "0.0252"]            # ratio binds the 40×
 
 

@@ -416,7 +416,7 @@ def en_numeral(words: str) -> int:
 
 _NUMBER = (r"(?P<num>(?:(?<![\w.])[-−+])?(?:\d{1,3}(?:[ \u00a0\u202f\u2009]\d{3})+(?!\d|\.\d)"
            r"|\d{1,3}(?:,\d{3})+(?![\d])|\d+(?:\.\d+)?(?:[eE][-−+]?\d+)?))")
-_TOKEN = re.compile(_NUMBER + r"(?P<frac>/\d+(?![\d.]))?"
+_TOKEN = re.compile(_NUMBER + r"(?P<frac>/\d+(?!\d|\.\d))?"
                     r"(?P<unit>\s?%|\s?×|x(?![A-Za-z0-9])|\s?倍|\s?万|\s+times\b|-fold\b|\s+orders?\s+of\s+magnitude)?")
 _ENW = "|".join(sorted(_EN_WORDS, key=len, reverse=True))
 _COMPARATIVE = (r"(?:larger|smaller|bigger|higher|lower|greater|more|less|fewer|faster|slower|longer|shorter|"
