@@ -1,0 +1,82 @@
+"""What the reader sees, checked on the hooks' own output (the browser checks are in test_browser.py).
+
+Promise 4 (Chinese reads as a Chinese engineer writes) and the math a reader can read and copy.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from mkdocs.exceptions import PluginError
+
+from hooks import math as math_hook
+from hooks import zh_typeset
+
+
+def test_sized_delimiter_with_a_script_stretches_like_its_partner():
+    """\\Bigr\\rVert_F: the closing bar is no longer an unstretched base of <msub>."""
+    mathml = math_hook._to_mathml(r"\Bigl\lVert \frac{a}{b} \Bigr\rVert_F", True, "test.md")
+    assert re.search(r"<msub><mrow><mo [^>]*minsize=\"1.623em\"[^>]*>‖</mo><mi></mi></mrow><mi>F</mi></msub>", mathml), mathml
+
+
+def test_every_formula_carries_its_tex():
+    mathml = math_hook._to_mathml("x_{l+1} = x_l  +\n F(x_l)", False, "test.md")
+    assert mathml.startswith("<math><semantics><mrow>")
+    assert mathml.endswith('<annotation encoding="application/x-tex">x_{l+1} = x_l + F(x_l)</annotation>'
+                           "</semantics></math>")
+    assert "&lt;" in math_hook._to_mathml(r"a < b", False, "test.md")
+
+
+def test_a_formula_math_core_cannot_render_fails_the_build():
+    with pytest.raises(PluginError, match="test.md: cannot render formula"):
+        math_hook._to_mathml(r"\mbox{x}", False, "test.md")
+
+
+def test_math_font_is_preloaded_on_pages_with_math():
+    class Page:
+        url = "en/add-and-norm/"
+
+        class file:
+            src_uri = "en/add-and-norm.md"
+
+    out = math_hook.on_post_page("<head><title>t</title></head><math></math>", page=Page, config={})
+    assert '<link rel="preload" href="../../assets/fonts/STIXTwoMath.woff2" as="font"' in out
+    assert math_hook.on_post_page("<title>t</title><p>x</p>", page=Page, config={}) == "<title>t</title><p>x</p>"
+
+
+@pytest.mark.parametrize("source,built", [
+    ("<p><strong>标量。</strong> 每层</p>", "<p><strong>标量。</strong>每层</p>"),
+    ("<p>8/3 倍宽度， FFN</p>", "<p>8/3 倍宽度，FFN</p>"),
+    ("<p>说清： 注意力</p>", "<p>说清：注意力</p>"),
+    ("<p>残差\n连接</p>", "<p>残差连接</p>"),
+    ('<p>见 <a href="x">残差</a> 一章</p>', '<p>见<a href="x">残差</a>一章</p>'),
+    ("<p>调用 <code>f( x )</code> 时</p>", "<p>调用 <code>f( x )</code> 时</p>"),  # code and its spaces stay
+    ("<p>第 10 步 F(x)</p>", "<p>第 10 步 F(x)</p>"),
+    ("<pre>中 文 ， x</pre>", "<pre>中 文 ， x</pre>"),
+])
+def test_no_space_touches_full_width_punctuation_or_stands_between_chinese(source, built):
+    assert zh_typeset.typeset(source) == built
+
+
+def test_formula_and_its_punctuation_break_as_one():
+    out = zh_typeset.typeset("<p>其中 <math><mi>x</mi></math>，而（<math><mi>y</mi></math>）。</p>")
+    assert out == ('<p>其中 <span class="rn-nobr"><math><mi>x</mi></math>，</span>而'
+                   '<span class="rn-nobr">（<math><mi>y</mi></math>）。</span></p>')
+
+
+def test_check_reports_what_is_left():
+    """The check the site test runs can fail: it names the defect and shows the text around it."""
+    problems = zh_typeset.check("<article><p>宽度， FFN 残差 连接</p></article>")
+    assert problems == ["space after full-width punctuation: …宽度， FFN 残差 连接…",
+                        "space between Chinese characters: …宽度， FFN 残差 连接…"]
+
+
+def test_built_chinese_pages_have_no_stray_spaces(built_site):
+    problems = []
+    for page in sorted(built_site.glob("**/index.html")):
+        rel = page.relative_to(built_site).as_posix()
+        if rel.startswith("en/"):
+            continue
+        problems += [f"{rel}: {p}" for p in zh_typeset.check(page.read_text(encoding="utf-8"))]
+    assert not problems, "\n".join(problems)
