@@ -80,3 +80,37 @@ def test_built_chinese_pages_have_no_stray_spaces(built_site):
             continue
         problems += [f"{rel}: {p}" for p in zh_typeset.check(page.read_text(encoding="utf-8"))]
     assert not problems, "\n".join(problems)
+
+
+# --------------------------------------------------------------------------- search (hooks/search_index.py)
+
+from hooks import search_index  # noqa: E402
+
+
+def test_code_and_math_are_kept_out_of_the_search_index():
+    html = ('<div class="language-python highlight"><pre><code>x = 1</code></pre></div>'
+            '<p>prose <math><mi>x</mi></math></p><div class="math-display"><math display="block"></math></div>')
+    out = search_index.exclude_from_search(html)
+    assert out.count(search_index.EXCLUDE) == 4, out  # the code block, both formulas, the display box
+
+
+def test_search_worker_patch_fails_loudly_when_material_changes():
+    with pytest.raises(PluginError, match="does not contain .* exactly once"):
+        search_index.patch_worker("function fe(t,e){}", "search.x.min.js")
+
+
+def test_search_worker_patch_is_applied_once():
+    shipped = "".join(s for s, _ in search_index.WORKER_PATCHES)
+    fixed = "".join(f for _, f in search_index.WORKER_PATCHES)
+    assert search_index.patch_worker(shipped, "w.js") == fixed
+    assert search_index.patch_worker(fixed, "w.js") == fixed
+
+
+def test_built_search_index_holds_no_code_or_math(built_site):
+    import json
+
+    for index in (built_site / "search" / "search_index.json", built_site / "en" / "search" / "search_index.json"):
+        docs = json.loads(index.read_text(encoding="utf-8"))["docs"]
+        code = [d["location"] for d in docs if "<pre>" in d["text"]]
+        tex = [d["location"] for d in docs if re.search(r"\\(?:frac|mathrm|operatorname|lVert)", d["text"])]
+        assert not code and not tex, f"{index}: code in {code[:5]}, TeX in {tex[:5]}"
