@@ -114,3 +114,36 @@ def test_built_search_index_holds_no_code_or_math(built_site):
         code = [d["location"] for d in docs if "<pre>" in d["text"]]
         tex = [d["location"] for d in docs if re.search(r"\\(?:frac|mathrm|operatorname|lVert)", d["text"])]
         assert not code and not tex, f"{index}: code in {code[:5]}, TeX in {tex[:5]}"
+
+
+# --------------------------------------------------------------------------- notebook pages (tools/notebooks.py)
+
+from tools import notebooks, site  # noqa: E402
+
+_NOTEBOOKS = [(lang, slug) for lang in site.LANGS for slug in notebooks.chapters(lang)]
+
+
+@pytest.mark.parametrize("lang,slug", _NOTEBOOKS, ids=[f"{lang}:{slug}" for lang, slug in _NOTEBOOKS])
+def test_notebook_reads_as_the_chapters_notebook_with_its_figures(lang, slug):
+    """Notebook pages: titled as the chapter's notebook, no empty stacked sections, and each figure
+    the page shows under a snippet is the display output of that snippet's cell."""
+    nb = notebooks.build(lang, slug)
+    first = nb.cells[0].source.splitlines()[0]
+    assert first == "# " + notebooks.TITLE[lang].format(title=first[2:].rsplit(" · ", 1)[0]), first
+    for a, b in zip(nb.cells, nb.cells[1:]):
+        assert not (a.cell_type == b.cell_type == "markdown"), f"{slug} ({lang}): two markdown cells in a row"
+    for cell in (c for c in nb.cells if c.cell_type == "markdown"):
+        last = cell.source.strip().splitlines()[-1]
+        assert not (last.startswith("#") and cell is nb.cells[-1]), f"{slug} ({lang}): ends with an empty heading"
+    page = (site.DOCS / lang / f"{slug}.md").read_text(encoding="utf-8")
+    shown = [m.group("name") for m in notebooks._FIGURE.finditer(page)]
+    drawn = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "display_data"]
+    assert len(drawn) == len(shown), f"{slug} ({lang}): the page shows {shown}, the notebook {len(drawn)} figures"
+    for output, name in zip(drawn, shown):
+        assert output.data["image/svg+xml"] == (notebooks.FIGURES / name).read_text(encoding="utf-8")
+
+
+def test_a_heading_without_code_under_it_is_left_out():
+    H = notebooks.Heading
+    items = [H(1, "T", "t"), H(2, "A", "a"), H(3, "A1", "a1"), "x.md", H(2, "B", "b"), H(3, "B1", "b1"), H(2, "C", "c")]
+    assert notebooks._with_content(items) == [H(1, "T", "t"), H(2, "A", "a"), H(3, "A1", "a1"), "x.md"]
