@@ -742,3 +742,119 @@ def test_reader_search_matches_and_highlights_whole_terms(reader_search, lang, q
         assert page != case["not_top"], f"searching {query!r}: {case['not_top']} ranks first"
     code = [r["href"] for r in results if re.search(r"^\s*(import |def |torch\.)", r["teaser"], re.M)]
     assert not code, f"searching {query!r}: previews show code: {code}"
+
+
+# --------------------------------------------------------------------------- a reader's hands: copy, enlarge, dark mode
+
+INTERACT_PAGES = [SitePage("zh", "add-and-norm.md"), SitePage("en", "residual-scaling.md")]
+INTERACT_JS = r"""async () => {
+  const out = {};
+  const maths = [...document.querySelectorAll("article math")];
+  out.mathCount = maths.length;
+  const face = [...document.fonts].find(f => f.family.replace(/["']/g, "") === "STIX Two Math");
+  out.fontDisplay = face ? face.display : null;
+  out.preloads = [...document.querySelectorAll('link[rel=preload][as=font]')].map(l => l.href);
+  out.fontFetches = performance.getEntriesByType("resource").map(e => e.name).filter(n => n.endsWith(".woff2"));
+  return out;
+}"""
+COPY_JS = r"""async (selector) => {
+  const el = document.querySelector(selector);
+  const range = document.createRange();
+  range.selectNode(el);
+  const selection = getSelection();
+  selection.removeAllRanges();
+  selection.addRange(range);
+  await navigator.clipboard.writeText("");
+  document.execCommand("copy");
+  selection.removeAllRanges();
+  return {copied: await navigator.clipboard.readText(),
+          tex: [...el.querySelectorAll('annotation[encoding="application/x-tex"]')].map(a => a.textContent)};
+}"""
+
+
+@pytest.fixture(scope="session")
+def reader_hands(built_site) -> dict:
+    from playwright.async_api import async_playwright
+
+    async def run(base):
+        out = {}
+        async with async_playwright() as p:
+            browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            ctx = await browser.new_context(viewport={"width": 1400, "height": 900}, service_workers="block")
+            await ctx.grant_permissions(["clipboard-read", "clipboard-write"])
+            for sp in INTERACT_PAGES:
+                page = await ctx.new_page()
+                errors = []
+                page.on("console", lambda m: m.type == "error" and errors.append(
+                    f"{m.text} ({(m.location or {}).get('url', '')})"))
+                page.on("pageerror", lambda e: errors.append(str(e)))
+                await page.goto(base + sp.path, wait_until="load")
+                await page.evaluate("document.fonts.ready.then(() => true)")
+                facts = await page.evaluate(INTERACT_JS)
+                facts["copyDisplay"] = await page.evaluate(COPY_JS, "article .math-display")
+                facts["copyProse"] = await page.evaluate(COPY_JS, "article p:has(> math), article p:has(.rn-nobr math)")
+                block = page.locator("article .language-text.highlight").first
+                await block.hover()
+                await block.locator('button[data-md-type="copy"]').click()
+                facts["stdoutCopied"] = await page.evaluate("navigator.clipboard.readText()")
+                facts["stdoutText"] = await block.locator("code").inner_text()
+                figure = page.locator('article img[src*="/figures/"]').first
+                facts["figureSrc"] = await figure.get_attribute("src")
+                await figure.click()
+                with contextlib.suppress(Exception):
+                    await page.wait_for_selector(".glightbox-container .gslide-image img", timeout=5000)
+                facts["lightbox"] = await page.evaluate(
+                    "[...document.querySelectorAll('.glightbox-container .gslide-image img')].map(i => i.src)")
+                await page.keyboard.press("Escape")
+                await page.wait_for_timeout(400)
+                await page.evaluate(PALETTE_JS, "dark")
+                facts["darkFilters"] = await page.evaluate(
+                    "[...document.querySelectorAll('article img[src*=\"/figures/\"]')].map(i => getComputedStyle(i).filter)")
+                await page.evaluate(PALETTE_JS, "light")
+                # Material's per-language sitemap.xml fetches 404 (see _alternate_sitemap): the known one
+                facts["errors"] = [e for e in errors if not _alternate_sitemap(e, Visit(base, {}, {}, [], 0), sp)]
+                out[sp] = facts
+                await page.close()
+            await browser.close()
+        return out
+
+    with serve_published(built_site) as base:
+        return asyncio.run(run(base))
+
+
+@pytest.mark.parametrize("sp", INTERACT_PAGES, ids=[p.id for p in INTERACT_PAGES])
+def test_reader_math_is_readable_at_first_paint(reader_hands, sp):
+    """Math: the font is preloaded and swapped in, never a blank formula while it loads."""
+    f = reader_hands[sp]
+    assert f["mathCount"], f"/{sp.path}: no formulas to check"
+    assert f["fontDisplay"] == "swap", f"/{sp.path}: STIX Two Math has font-display {f['fontDisplay']!r}"
+    assert f["preloads"] and set(f["preloads"]) == set(f["fontFetches"]), \
+        f"/{sp.path}: preloaded {f['preloads']}, fetched {f['fontFetches']}"
+
+
+@pytest.mark.parametrize("sp", INTERACT_PAGES, ids=[p.id for p in INTERACT_PAGES])
+def test_reader_copying_a_formula_gives_its_tex(reader_hands, sp):
+    f = reader_hands[sp]
+    display = f["copyDisplay"]
+    assert display["copied"] == f"$${display['tex'][0]}$$", f"/{sp.path}: copying a display formula gave {display['copied']!r}"
+    prose = f["copyProse"]
+    missing = [t for t in prose["tex"] if f"\\({t}\\)" not in prose["copied"]]
+    assert prose["tex"] and not missing, f"/{sp.path}: copying a paragraph lost the TeX of {missing}: {prose['copied']!r}"
+
+
+@pytest.mark.parametrize("sp", INTERACT_PAGES, ids=[p.id for p in INTERACT_PAGES])
+def test_reader_stdout_copy_button_copies_the_output_alone(reader_hands, sp):
+    f = reader_hands[sp]
+    assert f["stdoutCopied"].rstrip("\n") == f["stdoutText"].rstrip("\n"), \
+        f"/{sp.path}: the stdout copy button copied {f['stdoutCopied'][:80]!r}"
+    assert not re.match(r"\s*(stdout|输出)", f["stdoutCopied"])
+
+
+@pytest.mark.parametrize("sp", INTERACT_PAGES, ids=[p.id for p in INTERACT_PAGES])
+def test_reader_figure_opens_full_size_and_is_no_white_card_in_dark_mode(reader_hands, sp):
+    f = reader_hands[sp]
+    name = f["figureSrc"].rsplit("/", 1)[-1]
+    assert any(src.endswith(name) for src in f["lightbox"]), f"/{sp.path}: clicking {name} opened {f['lightbox']}"
+    assert f["darkFilters"] and all("invert" in x for x in f["darkFilters"]), \
+        f"/{sp.path}: figures in dark mode have filters {f['darkFilters']}"
+    assert not f["errors"], f"/{sp.path}: console errors: {f['errors']}"
