@@ -1,7 +1,7 @@
 /* What the reader's browser adds to the built pages (no network, no dependencies).
  *
- * 1. Copying a selection that holds formulas copies their TeX: each <math> carries it as
- *    <annotation encoding="application/x-tex"> (hooks/math.py). Inline formulas become \( … \),
+ * 1. Copying a selection that holds formulas copies their TeX: each <math> carries it in its
+ *    data-tex attribute (hooks/math.py). Inline formulas become \( … \),
  *    display formulas $$ … $$; the rest of the selection is copied as text.
  * 2. Chromium gives <msqrt> a trailing gap with STIX Two Math (up to 0.4 em after √x, so
  *    "O(d√(ln d) )"); the gap is measured and taken back with a negative margin, once the math
@@ -11,9 +11,8 @@
   "use strict";
 
   function texOf(math) {
-    var note = math.querySelector('annotation[encoding="application/x-tex"]');
-    if (!note) return null;
-    var tex = note.textContent.trim();
+    var tex = math.getAttribute("data-tex");
+    if (tex === null) return null;
     return math.getAttribute("display") === "block" ? "$$" + tex + "$$" : "\\(" + tex + "\\)";
   }
 
