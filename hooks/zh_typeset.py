@@ -8,7 +8,7 @@ On the HTML of each Chinese page, outside ``<pre>``, ``<code>``, ``<script>`` an
   between them (``<strong>标量。</strong> 每层``);
 * no white space stands between two Chinese characters (a wrapped source line, or a space around
   a tag: ``见 <a>残差</a> 一章`` → ``见<a>残差</a>一章``);
-* an inline formula (or inline code) and the full-width punctuation that touches it are wrapped in
+* an inline formula (or inline code without spaces) and the full-width punctuation that touches it are wrapped in
   ``<span class="rn-nobr">`` (``white-space: nowrap`` in site.css), so no line starts with "，"
   or "。" after a formula.
 
@@ -58,6 +58,8 @@ def typeset(html: str) -> str:
     def nobr(m: re.Match) -> str:
         if not (m.group(1) or m.group(3)):
             return m.group(0)
+        if m.group(2).startswith("<code") and re.search(r"\s", re.sub(r"<[^>]+>", "", m.group(2))):
+            return m.group(0)  # code with spaces must keep wrapping (a phone line is short)
         return f'<span class="rn-nobr">{m.group(0)}</span>'
 
     pieces = re.split(r"(<pre\b.*?</pre>)", text, flags=re.S)
