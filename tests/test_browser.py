@@ -555,7 +555,7 @@ def test_404_page_leads_home_and_to_search(own_browser, lang):
         page.click("article .rn-not-found__actions a[href$='?q=']")
         _wait_for_url(page, home + "?q=", f"{home}404.html, search link clicked")
         page.wait_for_function("document.getElementById('__search').checked", timeout=10_000)
-        page.fill("input.md-search__input", "residual" if lang == "en" else "残差")
+        page.fill("input.md-search__input", SITE.text(lang, "search_terms")[0])
         page.wait_for_selector(".md-search-result__item", timeout=10_000)
         page.goto(home + "404.html", wait_until="load")
         page.click("article .rn-not-found__actions a.md-button--primary")
@@ -564,3 +564,388 @@ def test_404_page_leads_home_and_to_search(own_browser, lang):
         ctx.close()
     assert not errors, "\n".join(errors)
 
+
+# --------------------------------------------------------------------------- what a reader sees (issue 9)
+#
+# A second pass, in its own fixture: every page at a desktop (1400 px) and a phone (390 px) width,
+# measured in the browser. Each test below reads one measure, parametrized by page and width.
+
+WIDTHS = {"desktop": 1400, "phone": 390}
+READER_JS = r"""async () => {
+  const article = document.querySelector("article") || document.body;
+  const out = {};
+  out.pageWidth = Math.max(document.documentElement.scrollWidth, document.body.scrollWidth);
+  out.viewport = window.innerWidth;
+  // the widest elements, to name the culprit when the page is too wide
+  out.wide = [...article.querySelectorAll("*")]
+    .filter(el => el.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5
+                  && !el.closest(".math-display, .rn-math-wide, pre, .md-typeset__scrollwrap, .tabbed-labels, table"))
+    .slice(0, 3).map(el => el.tagName.toLowerCase() + "." + [...el.classList].join(".") + ": "
+                           + (el.textContent || "").trim().slice(0, 40));
+  // lines that start with full-width "，" or "。"
+  out.punctStarts = [];
+  const blocks = article.querySelectorAll("p, li, dd, td, figcaption, blockquote");
+  for (const block of blocks) {
+    const left = block.getBoundingClientRect().left + parseFloat(getComputedStyle(block).paddingLeft);
+    const walker = document.createTreeWalker(block, NodeFilter.SHOW_TEXT);
+    let first = true;
+    while (walker.nextNode()) {
+      const node = walker.currentNode;
+      if (node.parentElement.closest("math, code, pre, ul, ol") !== node.parentElement.closest("math, code, pre, ul, ol")
+          || node.parentElement.closest("math, pre")) continue;
+      for (let i = 0; i < node.data.length; i++) {
+        const ch = node.data[i];
+        if (!/\S/.test(ch)) continue;
+        if (!first && (ch === "，" || ch === "。")) {
+          const range = document.createRange();
+          range.setStart(node, i); range.setEnd(node, i + 1);
+          const rects = range.getClientRects();
+          if (rects.length && Math.abs(rects[0].left - left) < 2)
+            out.punctStarts.push(block.textContent.trim().slice(0, 30) + " … " + node.data.slice(Math.max(0, i - 8), i + 2));
+        }
+        first = false;
+      }
+    }
+  }
+  // Chinese drawn in (synthetic) italics
+  out.italic = [...article.querySelectorAll("em, i, figcaption, cite")]
+    .filter(el => /[\u4e00-\u9fff]/.test(el.textContent) && getComputedStyle(el).fontStyle !== "normal")
+    .map(el => el.tagName.toLowerCase() + ": " + el.textContent.trim().slice(0, 30));
+  // math: display boxes that clip their formula, sized delimiters drawn smaller than their size,
+  // radicals with a gap after them
+  out.clipped = [...article.querySelectorAll(".math-display")]
+    .filter(d => d.getClientRects().length && d.scrollHeight > d.clientHeight + 1)
+    .map(d => (d.querySelector("math") || d).getAttribute("data-tex").slice(0, 50) + ` (${d.scrollHeight} > ${d.clientHeight} px)`);
+  out.smallFences = [];
+  for (const mo of article.querySelectorAll("mo[minsize]")) {
+    if (!mo.getClientRects().length) continue;
+    const want = parseFloat(mo.getAttribute("minsize")) * parseFloat(getComputedStyle(mo).fontSize);
+    const got = mo.getBoundingClientRect().height;
+    if (got < 0.9 * want) out.smallFences.push(
+      `${mo.textContent} ${got.toFixed(0)} px < ${want.toFixed(0)} px in ` +
+      (mo.closest("math").getAttribute("data-tex") || "?").slice(0, 50));
+  }
+  out.radicalGaps = [];
+  for (const root of article.querySelectorAll("msqrt")) {
+    if (!root.getClientRects().length) continue;
+    let right = -Infinity;
+    for (const c of root.children) right = Math.max(right, c.getBoundingClientRect().right);
+    const em = parseFloat(getComputedStyle(root).fontSize);
+    const gap = root.getBoundingClientRect().right + parseFloat(getComputedStyle(root).marginRight) - right;
+    if (gap > 0.12 * em) out.radicalGaps.push(`${(gap / em).toFixed(2)} em after √ in ` +
+      (root.closest("math").getAttribute("data-tex") || "?").slice(0, 50));
+  }
+  // output blocks: the label sits above the first output line, not over the text
+  out.labelOverlaps = [...article.querySelectorAll(".language-text.highlight")]
+    .filter(h => h.getClientRects().length)
+    .filter(h => {
+      const label = getComputedStyle(h, "::before");
+      const pre = h.querySelector("pre");
+      return label.content === "none" || label.display !== "block"
+             || pre.getBoundingClientRect().top - h.getBoundingClientRect().top < 8;
+    }).map(h => h.textContent.trim().slice(0, 40));
+  // figures: the smallest text as drawn, from each SVG's own font sizes and its rendered width
+  out.figures = [];
+  for (const img of article.querySelectorAll('img[src*="/figures/"]')) {
+    const svg = new DOMParser().parseFromString(await (await fetch(img.src)).text(), "image/svg+xml").documentElement;
+    const viewWidth = svg.viewBox.baseVal.width;
+    const sizes = [...svg.querySelectorAll("text")].map(t => {
+      const m = /font-size:\s*([\d.]+)px/.exec(t.getAttribute("style") || "") || /([\d.]+)px/.exec(t.getAttribute("font") || "");
+      return m ? parseFloat(m[1]) : parseFloat(getComputedStyle(t).fontSize || "0");
+    }).filter(x => x > 0);
+    out.figures.push({src: img.src.split("/").pop(), texts: sizes.length, width: img.getBoundingClientRect().width,
+                      minPx: sizes.length ? Math.min(...sizes) * img.getBoundingClientRect().width / viewWidth : null,
+                      background: getComputedStyle(img).backgroundColor, filter: getComputedStyle(img).filter,
+                      lang: [...svg.querySelectorAll("text")].map(t => t.textContent).join(" ")});
+  }
+  return out;
+}"""
+
+
+async def _reader_visit(base: str) -> dict:
+    from playwright.async_api import async_playwright
+
+    out = {}
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        queue: asyncio.Queue = asyncio.Queue()
+        for sp in PAGES:
+            for width in WIDTHS:
+                queue.put_nowait((sp, width))
+        contexts = {w: await browser.new_context(viewport={"width": px, "height": 900}, service_workers="block",
+                                                 is_mobile=(w == "phone"), has_touch=(w == "phone"))
+                    for w, px in WIDTHS.items()}
+
+        async def worker():
+            while not queue.empty():
+                sp, width = queue.get_nowait()
+                page = await contexts[width].new_page()
+                try:
+                    await page.goto(base + sp.path, wait_until="load")
+                    await page.evaluate("document.fonts.ready.then(() => true)")
+                    await page.wait_for_timeout(50)
+                    out[(sp, width)] = await page.evaluate(READER_JS)
+                except Exception as err:  # noqa: BLE001 - reported by the test
+                    out[(sp, width)] = {"failure": f"{type(err).__name__}: {err}"}
+                finally:
+                    await page.close()
+
+        await asyncio.gather(*(worker() for _ in range(WORKERS)))
+        await browser.close()
+    return out
+
+
+@pytest.fixture(scope="session")
+def reader(built_site) -> dict:
+    with serve_published(built_site) as base:
+        return asyncio.run(_reader_visit(base))
+
+
+def _seen(reader: dict, sp: SitePage, width: str) -> dict:
+    facts = reader[(sp, width)]
+    if "failure" in facts:
+        pytest.fail(f"{sp.path} at {WIDTHS[width]} px: the visit failed: {facts['failure']}", pytrace=False)
+    return facts
+
+
+_BY_WIDTH = [pytest.param(sp, w, id=f"{sp.id}@{w}") for sp in PAGES for w in WIDTHS]
+_MD_BY_WIDTH = [pytest.param(sp, w, id=f"{sp.id}@{w}") for sp in PAGES if sp.src.endswith(".md") for w in WIDTHS]
+
+
+@pytest.mark.parametrize("sp,width", _BY_WIDTH)
+def test_reader_page_is_no_wider_than_the_screen(reader, sp, width):
+    """Phones: a page that scrolls sideways hides the end of every line."""
+    f = _seen(reader, sp, width)
+    # against the screen's width: a mobile browser widens its layout viewport to fit a wide page
+    assert f["pageWidth"] <= WIDTHS[width], \
+        f"/{sp.path} at {WIDTHS[width]} px is {f['pageWidth']} px wide; too wide: {f['wide']}"
+
+
+@pytest.mark.parametrize("sp,width", [p for p in _BY_WIDTH if p.values[0].lang == "zh"])
+def test_reader_no_line_starts_with_a_comma_or_full_stop(reader, sp, width):
+    """Chinese typesetting: "，" and "。" never start a line (e.g. after an inline formula)."""
+    f = _seen(reader, sp, width)
+    assert not f["punctStarts"], f"/{sp.path} at {WIDTHS[width]} px, lines starting with ，/。:\n" + "\n".join(f["punctStarts"])
+
+
+@pytest.mark.parametrize("sp,width", [p for p in _BY_WIDTH if p.values[0].lang == "zh" and p.values[1] == "desktop"])
+def test_reader_no_chinese_in_italics(reader, sp, width):
+    """Chinese typesetting: CJK fonts have no italic; a browser slants them synthetically."""
+    f = _seen(reader, sp, width)
+    assert not f["italic"], f"/{sp.path}: Chinese drawn in italics:\n" + "\n".join(f["italic"])
+
+
+@pytest.mark.parametrize("sp,width", _MD_BY_WIDTH)
+def test_reader_math_is_whole(reader, sp, width):
+    """Math: display boxes show the whole formula; sized delimiters have their size; no gap after √."""
+    f = _seen(reader, sp, width)
+    problems = ([f"clipped display formula: {c}" for c in f["clipped"]]
+                + [f"delimiter drawn small: {c}" for c in f["smallFences"]]
+                + [f"gap: {c}" for c in f["radicalGaps"]])
+    assert not problems, f"/{sp.path} at {WIDTHS[width]} px:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("sp,width", _BY_WIDTH)
+def test_reader_output_label_does_not_cover_the_output(reader, sp, width):
+    """Code and output: every stdout block carries its label above its first line."""
+    f = _seen(reader, sp, width)
+    assert not f["labelOverlaps"], f"/{sp.path} at {WIDTHS[width]} px, label missing or over the text:\n" \
+        + "\n".join(f["labelOverlaps"])
+
+
+@pytest.mark.parametrize("sp,width", _MD_BY_WIDTH)
+def test_reader_figure_text_is_readable_and_in_the_page_language(reader, sp, width):
+    """Figures: text as drawn is at least 11 px, and a Chinese page's figures are labelled in Chinese."""
+    f = _seen(reader, sp, width)
+    problems = []
+    for fig in f["figures"]:
+        if fig["minPx"] is None:
+            problems.append(f"{fig['src']}: no <text> in the SVG (svg.fonttype must be 'none')")
+        elif fig["minPx"] < 11 - 0.05:
+            problems.append(f"{fig['src']}: smallest text {fig['minPx']:.1f} px at {fig['width']:.0f} px wide")
+        chinese = bool(re.search(r"[\u4e00-\u9fff]", fig["lang"]))
+        if chinese != (sp.lang == "zh"):
+            problems.append(f"{fig['src']}: labels {'in Chinese' if chinese else 'not in Chinese'} on a {sp.lang} page")
+    assert not problems, f"/{sp.path} at {WIDTHS[width]} px:\n" + "\n".join(problems)
+
+
+# the reader's searches: (language, query) -> the words that must be highlighted whole, and the
+# page that must come first
+SEARCH_CASES = {
+    ("zh", "残差连接"): {"whole": ["残差", "连接"], "top": "residual-connections/"},
+    ("zh", "梯度消失"): {"whole": ["梯度", "消失"], "top_among": ["glossary/", "why-depth-is-hard/", "residual-connections/"]},
+    ("en", "normalization"): {"whole": ["normalization"], "not_top": "references/"},
+}
+SEARCH_RESULTS_JS = r"""() => [...document.querySelectorAll('.md-search-result__item')].map(li => ({
+  href: (li.querySelector('a') || {}).href || "",
+  marks: [...li.querySelectorAll('mark')].map(m => m.innerText.trim()).filter(Boolean),
+  missing: [...li.querySelectorAll('.md-search-result__terms s, .md-search-result__terms del')]
+           .map(s => s.innerText.trim()).filter(Boolean),
+  teaser: (li.querySelector('.md-search-result__teaser') || {innerText: ""}).innerText,
+}))"""
+
+
+@pytest.fixture(scope="session")
+def reader_search(built_site) -> dict:
+    from playwright.async_api import async_playwright
+
+    async def run(base):
+        out = {}
+        async with async_playwright() as p:
+            browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            page = await browser.new_page()
+            for (lang, query) in SEARCH_CASES:
+                home = base + SITE.prefix(lang)
+                await page.goto(home, wait_until="networkidle")
+                box = page.locator("input.md-search__input")
+                await box.click()
+                await box.fill(query)
+                await box.dispatch_event("keyup")
+                with contextlib.suppress(Exception):
+                    await page.wait_for_function(
+                        "() => document.querySelectorAll('.md-search-result__item').length > 0", timeout=10_000)
+                out[(lang, query)] = {"home": home, "results": await page.evaluate(SEARCH_RESULTS_JS)}
+            await browser.close()
+        return out
+
+    with serve_published(built_site) as base:
+        return asyncio.run(run(base))
+
+
+@pytest.mark.parametrize("lang,query", list(SEARCH_CASES), ids=[f"{lang}:{q}" for lang, q in SEARCH_CASES])
+def test_reader_search_matches_and_highlights_whole_terms(reader_search, lang, query):
+    """Search: a Chinese query is matched as its words (not single characters), no word is
+    reported missing on a page that has it, and the best page comes first."""
+    case, found = SEARCH_CASES[(lang, query)], reader_search[(lang, query)]
+    results = found["results"]
+    assert results, f"searching {query!r} on {found['home']} found nothing"
+    marks = {m.lower().rstrip(":.,") for r in results for m in r["marks"]}
+    stray = sorted(m for m in marks if m not in case["whole"])
+    assert not stray, f"searching {query!r} highlighted {stray}, not only the whole words {case['whole']}"
+    first = results[0]
+    assert not first["missing"], f"searching {query!r}: the top hit {first['href']} is marked missing {first['missing']}"
+    page = first["href"].split("?")[0].removeprefix(found["home"]).split("#")[0]
+    if "top" in case:
+        assert page == case["top"], f"searching {query!r}: the top hit is {page!r}, not {case['top']!r}"
+    if "top_among" in case:
+        assert page in case["top_among"], f"searching {query!r}: the top hit is {page!r}, not one of {case['top_among']}"
+    if "not_top" in case:
+        assert page != case["not_top"], f"searching {query!r}: {case['not_top']} ranks first"
+    code = [r["href"] for r in results if re.search(r"^\s*(import |def |torch\.)", r["teaser"], re.M)]
+    assert not code, f"searching {query!r}: previews show code: {code}"
+
+
+# --------------------------------------------------------------------------- a reader's hands: copy, enlarge, dark mode
+
+INTERACT_PAGES = [SitePage("zh", "add-and-norm.md"), SitePage("en", "residual-scaling.md")]
+INTERACT_JS = r"""async () => {
+  const out = {};
+  const maths = [...document.querySelectorAll("article math")];
+  out.mathCount = maths.length;
+  const face = [...document.fonts].find(f => f.family.replace(/["']/g, "") === "STIX Two Math");
+  out.fontDisplay = face ? face.display : null;
+  out.preloads = [...document.querySelectorAll('link[rel=preload][as=font]')].map(l => l.href);
+  out.fontFetches = performance.getEntriesByType("resource").map(e => e.name).filter(n => n.endsWith(".woff2"));
+  return out;
+}"""
+COPY_JS = r"""async (selector) => {
+  const el = document.querySelector(selector);
+  const range = document.createRange();
+  range.selectNode(el);
+  const selection = getSelection();
+  selection.removeAllRanges();
+  selection.addRange(range);
+  await navigator.clipboard.writeText("");
+  document.execCommand("copy");
+  selection.removeAllRanges();
+  return {copied: await navigator.clipboard.readText(),
+          tex: [...(el.matches("math") ? [el] : el.querySelectorAll("math"))].map(m => m.getAttribute("data-tex"))};
+}"""
+
+
+@pytest.fixture(scope="session")
+def reader_hands(built_site) -> dict:
+    from playwright.async_api import async_playwright
+
+    async def run(base):
+        out = {}
+        async with async_playwright() as p:
+            browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            ctx = await browser.new_context(viewport={"width": 1400, "height": 900}, service_workers="block")
+            await ctx.grant_permissions(["clipboard-read", "clipboard-write"])
+            for sp in INTERACT_PAGES:
+                page = await ctx.new_page()
+                errors = []
+                page.on("console", lambda m: m.type == "error" and errors.append(
+                    f"{m.text} ({(m.location or {}).get('url', '')})"))
+                page.on("pageerror", lambda e: errors.append(str(e)))
+                await page.goto(base + sp.path, wait_until="load")
+                await page.evaluate("document.fonts.ready.then(() => true)")
+                facts = await page.evaluate(INTERACT_JS)
+                facts["copyDisplay"] = await page.evaluate(COPY_JS, "article .math-display")
+                facts["copyProse"] = await page.evaluate(COPY_JS, "article p:has(> math), article p:has(.rn-nobr math)")
+                block = page.locator("article .language-text.highlight").first
+                await block.hover()
+                await block.locator('button[data-md-type="copy"]').click()
+                facts["stdoutCopied"] = await page.evaluate("navigator.clipboard.readText()")
+                facts["stdoutText"] = await block.locator("code").inner_text()
+                figure = page.locator('article img[src*="/figures/"]').first
+                facts["figureSrc"] = await figure.get_attribute("src")
+                await figure.click()
+                with contextlib.suppress(Exception):
+                    await page.wait_for_selector(".glightbox-container .gslide-image img", timeout=5000)
+                facts["lightbox"] = await page.evaluate(
+                    "[...document.querySelectorAll('.glightbox-container .gslide-image img')].map(i => i.src)")
+                await page.keyboard.press("Escape")
+                await page.wait_for_timeout(400)
+                await page.evaluate(PALETTE_JS, "dark")
+                facts["darkFilters"] = await page.evaluate(
+                    "[...document.querySelectorAll('article img[src*=\"/figures/\"]')].map(i => getComputedStyle(i).filter)")
+                await page.evaluate(PALETTE_JS, "light")
+                # Material's per-language sitemap.xml fetches 404 (see _alternate_sitemap): the known one
+                facts["errors"] = [e for e in errors if not _alternate_sitemap(e, Visit(base, {}, {}, [], 0), sp)]
+                out[sp] = facts
+                await page.close()
+            await browser.close()
+        return out
+
+    with serve_published(built_site) as base:
+        return asyncio.run(run(base))
+
+
+@pytest.mark.parametrize("sp", INTERACT_PAGES, ids=[p.id for p in INTERACT_PAGES])
+def test_reader_math_is_readable_at_first_paint(reader_hands, sp):
+    """Math: the font is preloaded and swapped in, never a blank formula while it loads."""
+    f = reader_hands[sp]
+    assert f["mathCount"], f"/{sp.path}: no formulas to check"
+    assert f["fontDisplay"] == "swap", f"/{sp.path}: STIX Two Math has font-display {f['fontDisplay']!r}"
+    assert f["preloads"] and set(f["preloads"]) == set(f["fontFetches"]), \
+        f"/{sp.path}: preloaded {f['preloads']}, fetched {f['fontFetches']}"
+
+
+@pytest.mark.parametrize("sp", INTERACT_PAGES, ids=[p.id for p in INTERACT_PAGES])
+def test_reader_copying_a_formula_gives_its_tex(reader_hands, sp):
+    f = reader_hands[sp]
+    display = f["copyDisplay"]
+    assert display["copied"] == f"$${display['tex'][0]}$$", f"/{sp.path}: copying a display formula gave {display['copied']!r}"
+    prose = f["copyProse"]
+    missing = [t for t in prose["tex"] if f"\\({t}\\)" not in prose["copied"]]
+    assert prose["tex"] and not missing, f"/{sp.path}: copying a paragraph lost the TeX of {missing}: {prose['copied']!r}"
+
+
+@pytest.mark.parametrize("sp", INTERACT_PAGES, ids=[p.id for p in INTERACT_PAGES])
+def test_reader_stdout_copy_button_copies_the_output_alone(reader_hands, sp):
+    f = reader_hands[sp]
+    assert f["stdoutCopied"].rstrip("\n") == f["stdoutText"].rstrip("\n"), \
+        f"/{sp.path}: the stdout copy button copied {f['stdoutCopied'][:80]!r}"
+    assert not re.match(r"\s*(stdout|输出)", f["stdoutCopied"])
+
+
+@pytest.mark.parametrize("sp", INTERACT_PAGES, ids=[p.id for p in INTERACT_PAGES])
+def test_reader_figure_opens_full_size_and_is_no_white_card_in_dark_mode(reader_hands, sp):
+    f = reader_hands[sp]
+    name = f["figureSrc"].rsplit("/", 1)[-1]
+    assert any(src.endswith(name) for src in f["lightbox"]), f"/{sp.path}: clicking {name} opened {f['lightbox']}"
+    assert f["darkFilters"] and all("invert" in x for x in f["darkFilters"]), \
+        f"/{sp.path}: figures in dark mode have filters {f['darkFilters']}"
+    assert not f["errors"], f"/{sp.path}: console errors: {f['errors']}"

@@ -1,9 +1,12 @@
 """Jupyter notebooks generated from the chapter pages — never a second copy written by hand.
 
 Every chapter (a page of ``docs/<lang>/`` other than the home page that includes at least one
-snippet) gets ``docs/<lang>/notebooks/<slug>.ipynb``. In page order it holds the chapter's
-headings as markdown cells, in the page's language, and each snippet the page includes as a code
-cell, with the snippet's verified output stored as the cell's stdout. Code and outputs come from
+snippet) gets ``docs/<lang>/notebooks/<slug>.ipynb``, titled as that chapter's notebook
+("<title> · 笔记本", "<title> · notebook"). In page order it holds the chapter's headings that have
+code under them as markdown cells, in the page's language (a heading with no code under it would
+be an empty section), and each snippet the page includes as a code cell, with the snippet's verified
+output stored as the cell's stdout and the figure it draws (the page's language's SVG, shown on the
+page right after the snippet) as the cell's display output. Code and outputs come from
 ``snippets/`` and headings from the page, so a notebook is a function of files that are already
 checked; the tests regenerate every notebook in memory and compare it with the committed one.
 
@@ -34,6 +37,7 @@ NOT_CHAPTERS = {"index.md"}  # the home page shows the package versions, it is n
 
 _HEADING = re.compile(r"^(?P<hashes>#{1,6})[ \t]+(?P<text>.+?)[ \t]*(?:\{[^}\n]*#(?P<id>[\w-]+)[^}\n]*\})?[ \t]*$")
 _ANNOTATION = re.compile(r"[ \t]*# \(\d+\)!$", re.M)
+_FIGURE = re.compile(r"!\[(?P<alt>[^\]]*)\]\((?P<src>[^)\s]*assets/figures/(?P<name>[^)\s]+\.svg))\)")
 
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 
@@ -42,6 +46,12 @@ class Heading:
     level: int
     text: str
     id: str | None
+
+
+@dataclass
+class Figure:
+    name: str  # file under docs/assets/figures/
+    alt: str
 
 
 def strip_annotations(code: str) -> str:
@@ -69,15 +79,16 @@ def notebook_path(lang: str, slug: str, docs: Path | None = None) -> Path:
     return (docs or site_facts.load().docs) / lang / FOLDER / f"{slug}.ipynb"
 
 
-def outline(text: str) -> list[Heading | str]:
-    """Headings and snippet includes of a page, in page order (each snippet file once)."""
-    items: list[Heading | str] = []
+def outline(text: str) -> list[Heading | Figure | str]:
+    """Headings, snippet includes and figures of a page, in page order (each snippet file once)."""
+    items: list[Heading | Figure | str] = []
     seen: set[str] = set()
     for line in text.splitlines():
         m = _HEADING.match(line)
         if m:
             items.append(Heading(len(m.group("hashes")), m.group("text").strip(), m.group("id")))
             continue
+        items += [Figure(f.group("name"), f.group("alt")) for f in _FIGURE.finditer(line)]
         for name in sources.includes(line):
             if name not in seen:  # `file.md:code` and `file.md:output` are one snippet
                 seen.add(name)
@@ -94,10 +105,34 @@ def _cell_id(prefix: str, name: str, taken: set[str]) -> str:
     return cid
 
 
+def _with_content(items: list[Heading | Figure | str]) -> list[Heading | Figure | str]:
+    """The items without the headings that have no snippet under them (the title stays)."""
+    kept = []
+    for i, item in enumerate(items):
+        if isinstance(item, Heading) and item.level > 1:
+            following = []
+            for later in items[i + 1:]:
+                if isinstance(later, Heading) and later.level <= item.level:
+                    break
+                following.append(later)
+            if not any(isinstance(x, str) for x in following):
+                continue
+        kept.append(item)
+    return kept
+
+
+def _figure_output(figure: Figure, where: str):
+    path = site_facts.load().docs / "assets" / "figures" / figure.name
+    if not path.is_file():
+        raise FileNotFoundError(f"{where} shows {figure.name}, but docs/assets/figures/{figure.name} does not exist")
+    return nbformat.v4.new_output("display_data", data={"image/svg+xml": path.read_text(encoding="utf-8"),
+                                                        "text/plain": figure.alt})
+
+
 def build(lang: str, slug: str, docs: Path | None = None, snippet_dir: Path = snippets.SNIPPETS):
     """The notebook of one chapter page, as a nbformat node."""
     text = sources.read(lang, f"{slug}.md", docs)
-    items = outline(text)
+    items = _with_content(outline(text))
     title = next((h.text for h in items if isinstance(h, Heading) and h.level == 1), slug)
     cells, taken, heading_ids = [], set(), []
     pending: list[tuple[str, str]] = []  # consecutive headings go into one markdown cell
@@ -114,8 +149,16 @@ def build(lang: str, slug: str, docs: Path | None = None, snippet_dir: Path = sn
             heading_ids.append(item.id or "")
             md = "#" * item.level + " " + item.text
             if item.level == 1 and not cells and not pending:
-                md += "\n\n" + site_facts.load().text(lang, "notebook_intro").format(title=title, url=page_url(lang, slug))
+                facts = site_facts.load()
+                md = "# " + facts.text(lang, "notebook_title").format(title=item.text)
+                md += "\n\n" + facts.text(lang, "notebook_intro").format(title=title, url=page_url(lang, slug))
             pending.append((md, item.id or "heading"))
+            continue
+        if isinstance(item, Figure):
+            code = [c for c in cells if c.cell_type == "code"]
+            if pending or not code:
+                raise ValueError(f"docs/{lang}/{slug}.md shows {item.name} before any snippet that draws it")
+            code[-1].outputs.append(_figure_output(item, f"docs/{lang}/{slug}.md"))
             continue
         flush()
         for block in snippets.extract(snippet_dir / item):

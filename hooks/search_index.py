@@ -1,0 +1,78 @@
+"""Search that finds whole Chinese terms, ranks prose first and loads only what it needs.
+
+Material's search (lunr in a web worker) indexes each section's text. Measured on this site
+before this hook: the index held every code block and every formula twice (MathML text and TeX),
+332 KB that every page loads; previews began with 40 lines of code or flattened math; and
+"normalization" ranked the References page first (its paper titles repeat the word). This hook:
+
+* marks code blocks, formulas and display math with ``data-search-exclude`` (Material's documented
+  way to keep a block out of the index; it removes the attribute from the page), so the index
+  holds headings and prose: previews show prose, and a word in a heading or sentence outranks the
+  same word in code;
+* gives the References page a lower search boost (``search.boost``, documented front matter), so
+  a chapter that explains a term ranks before the list of papers that name it;
+* repairs Material's Chinese query segmentation in the search worker it ships (a private detail of
+  Material 9.8.2, patched after the build; a missing pattern fails the build, naming it):
+  its greedy segmenter never tried a word that ends the query ("残差连接" became "残差" + "连",
+  which highlighted every 连), and it appended a second ``*`` to each segment, so the first
+  segment matched nothing and every hit was marked "missing: 残差".
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from mkdocs import plugins
+from mkdocs.exceptions import PluginError
+
+EXCLUDE = ' data-search-exclude="code-or-math"'
+# code blocks (Material's highlight wrappers), display math boxes and inline formulas
+_BLOCKS = re.compile(r'<(div class="(?:[^"]*\s)?highlight(?:\s[^"]*)?"|div class="math-display"|math\b)')
+BOOSTS = {"references": 0.2}
+
+# Material 9.8.2's search worker, minified: (what it ships, what it should do)
+WORKER_GLOB = "assets/javascripts/workers/search.*.min.js"
+WORKER_PATCHES = [
+    # segment(): `for (let j = i + 1; j < query.length; j++)` never tries the query's last word
+    ("for(let o=s+1;o<t.length;o++)t.slice(s,o)in e&&(n[s]=o-s);",
+     "for(let o=s+1;o<=t.length;o++)t.slice(s,o)in e&&(n[s]=o-s);"),
+    # search(): the segments are joined with "* ", and transform() adds another "*" to each
+    ('[...fe(s,this.index.invertedIndex)].join("* ")', '[...fe(s,this.index.invertedIndex)].join(" ")'),
+]
+
+
+def exclude_from_search(html: str) -> str:
+    return _BLOCKS.sub(lambda m: f"<{m.group(1)}{EXCLUDE}", html)
+
+
+def on_page_content(html: str, page, **kwargs) -> str:
+    return exclude_from_search(html)
+
+
+def on_page_markdown(markdown: str, page, **kwargs) -> str:
+    boost = BOOSTS.get(Path(page.file.src_uri).stem)
+    if boost is not None:
+        page.meta["search"] = {**(page.meta.get("search") or {}), "boost": boost}
+    return markdown
+
+
+def patch_worker(source: str, name: str) -> str:
+    for shipped, fixed in WORKER_PATCHES:
+        if source.count(fixed) == 1 and shipped not in source:
+            continue  # already patched (i18n runs one build per language into the same folder)
+        if source.count(shipped) != 1:
+            raise PluginError(
+                f"hooks/search_index.py: {name} does not contain {shipped!r} exactly once; Material's search "
+                "worker changed: check its Chinese query segmentation and update WORKER_PATCHES")
+        source = source.replace(shipped, fixed)
+    return source
+
+
+@plugins.event_priority(-100)
+def on_post_build(config, **kwargs) -> None:
+    workers = sorted(Path(config.site_dir).glob(WORKER_GLOB))
+    if len(workers) != 1:
+        raise PluginError(f"hooks/search_index.py: expected one {WORKER_GLOB} in the site, found {len(workers)}")
+    worker = workers[0]
+    worker.write_text(patch_worker(worker.read_text(encoding="utf-8"), worker.name), encoding="utf-8")

@@ -1,0 +1,103 @@
+"""Chinese typesetting at build time, on the Chinese pages (zh-style.md, "Typesetting").
+
+The Markdown source wraps lines and puts spaces where an English writer would; a browser renders
+every source line break and space, so Chinese text showed "宽度， FFN" and "**标量。** 每层".
+On the HTML of each Chinese page, outside ``<pre>``, ``<code>``, ``<script>`` and ``<math>``:
+
+* no white space touches full-width punctuation (，。；：、（）“”‘’！？《》——…), even with tags
+  between them (``<strong>标量。</strong> 每层``);
+* no white space stands between two Chinese characters (a wrapped source line, or a space around
+  a tag: ``见 <a>残差</a> 一章`` → ``见<a>残差</a>一章``);
+* an inline formula (or inline code without spaces) and the full-width punctuation that touches it are wrapped in
+  ``<span class="rn-nobr">`` (``white-space: nowrap`` in site.css), so no line starts with "，"
+  or "。" after a formula.
+
+``check(html)`` lists what is left; tests/test_zh_typeset.py runs it on every built Chinese page.
+"""
+
+from __future__ import annotations
+
+import re
+
+CJK = "\u2e80-\u2fff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+PUNCT = "，。；：、（）“”‘’！？《》〈〉【】「」『』—…～\u3000"
+_TAGS = r"(?:<(?!rn-keep )[^<>]+>)*"  # tags, but not a kept element (code keeps its spaces)
+_KEEP = re.compile(r"(<(pre|code|script|textarea|math|style)\b.*?</\2>)", re.S)
+_SPACE = r"[ \t\n]+"
+_AFTER_PUNCT = re.compile(f"([{PUNCT}])({_TAGS}){_SPACE}")
+_BEFORE_PUNCT = re.compile(f"{_SPACE}({_TAGS})(?=[{PUNCT}])")
+_BETWEEN_CJK = re.compile(f"(?<=[{CJK}])({_TAGS}){_SPACE}({_TAGS})(?=[{CJK}])")
+# a formula with the punctuation on either side of it
+_OPEN = "（“‘《"
+_CLOSE = "，。；：、）”’！？》"
+_MATH_PUNCT = re.compile(f"([{_OPEN}]*)(<math\\b(?:(?!</math>).)*</math>|<code\\b(?:(?!</code>).)*</code>)([{_CLOSE}]*)",
+                         re.S)
+# a long formula that gets its own line on phones (hooks/math.py) takes its punctuation along
+_WIDE_PUNCT = re.compile(f'(<span class="rn-math-wide">(?:(?!</math>).)*</math>)</span>([{_CLOSE}]+)', re.S)
+
+
+def _text(part: str) -> str:
+    part = _AFTER_PUNCT.sub(r"\1\2", part)
+    part = _BEFORE_PUNCT.sub(r"\1", part)
+    return _BETWEEN_CJK.sub(r"\1\2", part)
+
+
+def typeset(html: str) -> str:
+    # 1. spaces, outside kept elements (a kept element counts as a tag for the patterns)
+    parts = _KEEP.split(html)
+    out, kept = [], []
+    for i in range(0, len(parts), 3):
+        out.append(parts[i])
+        if i + 1 < len(parts):
+            kept.append(parts[i + 1])
+            out.append(f"<rn-keep {len(kept) - 1}>")
+    text = _text("".join(out))
+    text = re.sub(r"<rn-keep (\d+)>", lambda m: kept[int(m.group(1))], text)
+
+    # 2. a formula and its punctuation break as one
+    def nobr(m: re.Match) -> str:
+        if not (m.group(1) or m.group(3)):
+            return m.group(0)
+        if m.group(2).startswith("<code") and re.search(r"\s", re.sub(r"<[^>]+>", "", m.group(2))):
+            return m.group(0)  # code with spaces must keep wrapping (a phone line is short)
+        return f'<span class="rn-nobr">{m.group(0)}</span>'
+
+    pieces = re.split(r"(<pre\b.*?</pre>)", text, flags=re.S)
+    for i in range(0, len(pieces), 2):
+        pieces[i] = _MATH_PUNCT.sub(nobr, _WIDE_PUNCT.sub(r"\1\2</span>", pieces[i]))
+    return "".join(pieces)
+
+
+_BLOCK_TAG = re.compile(r"</?(?:p|li|ul|ol|div|h[1-6]|t[dhr]|table|thead|tbody|figure|figcaption|details|summary"
+                        r"|d[ldt]|br|hr|blockquote|section|nav|article|img|svg|label|input|button)\b")
+_CHECKS = (
+    (re.compile(f"[{PUNCT}]({_TAGS}){_SPACE}({_TAGS})"), "space after full-width punctuation"),
+    (re.compile(f"({_TAGS}){_SPACE}({_TAGS})[{PUNCT}]"), "space before full-width punctuation"),
+    (re.compile(f"[{CJK}]({_TAGS}){_SPACE}({_TAGS})[{CJK}]"), "space between Chinese characters"),
+)
+
+
+def check(html: str) -> list[str]:
+    """What is left in a built page: each a short excerpt of the text around the defect.
+
+    White space next to a block-level tag is not drawn, so it is no defect."""
+    body = html.split("<article", 1)[-1].split("</article>", 1)[0]
+    parts = _KEEP.split(body)
+    problems = []
+    for i in range(0, len(parts), 3):
+        text = parts[i]
+        for pattern, what in _CHECKS:
+            for m in pattern.finditer(text):
+                if _BLOCK_TAG.search(m.group(1) + m.group(2)):
+                    continue
+                excerpt = re.sub(r"<[^>]*>?|^[^<>]*>", "", text[max(0, m.start() - 12):m.end() + 12])
+                problems.append(f"{what}: …{excerpt.strip()}…")
+    return problems
+
+
+def _is_chinese(page) -> bool:
+    return not page.file.src_uri.startswith("en/")
+
+
+def on_page_content(html: str, page, **kwargs) -> str:
+    return typeset(html) if _is_chinese(page) else html

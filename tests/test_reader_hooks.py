@@ -1,0 +1,150 @@
+"""What the reader sees, checked on the hooks' own output (the browser checks are in test_browser.py).
+
+Promise 4 (Chinese reads as a Chinese engineer writes) and the math a reader can read and copy.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from mkdocs.exceptions import PluginError
+
+from hooks import math as math_hook
+from hooks import zh_typeset
+
+
+def test_sized_delimiter_with_a_script_stretches_like_its_partner():
+    """\\Bigr\\rVert_F: the closing bar is no longer an unstretched base of <msub>."""
+    mathml = math_hook._to_mathml(r"\Bigl\lVert \frac{a}{b} \Bigr\rVert_F", True, "test.md")
+    assert re.search(r"<msub><mrow><mo [^>]*minsize=\"1.623em\"[^>]*>‖</mo><mi></mi></mrow><mi>F</mi></msub>", mathml), mathml
+
+
+def test_every_formula_carries_its_tex():
+    mathml = math_hook._to_mathml("x_{l+1} = x_l  +\n F(x_l)", False, "test.md")
+    assert mathml.startswith('<math data-tex="x_{l+1} = x_l + F(x_l)"><msub>'), mathml
+    assert 'data-tex="a &lt; b"' in math_hook._to_mathml(r"a < b", False, "test.md")
+
+
+def test_a_formula_math_core_cannot_render_fails_the_build():
+    with pytest.raises(PluginError, match="test.md: cannot render formula"):
+        math_hook._to_mathml(r"\mbox{x}", False, "test.md")
+
+
+def test_math_font_is_preloaded_on_pages_with_math():
+    class Page:
+        url = "en/add-and-norm/"
+
+        class file:
+            src_uri = "en/add-and-norm.md"
+
+    out = math_hook.on_post_page("<head><title>t</title></head><math></math>", page=Page, config={})
+    assert '<link rel="preload" href="../../assets/fonts/STIXTwoMath.woff2" as="font"' in out
+    assert math_hook.on_post_page("<title>t</title><p>x</p>", page=Page, config={}) == "<title>t</title><p>x</p>"
+
+
+@pytest.mark.parametrize("source,built", [
+    ("<p><strong>标量。</strong> 每层</p>", "<p><strong>标量。</strong>每层</p>"),
+    ("<p>8/3 倍宽度， FFN</p>", "<p>8/3 倍宽度，FFN</p>"),
+    ("<p>说清： 注意力</p>", "<p>说清：注意力</p>"),
+    ("<p>残差\n连接</p>", "<p>残差连接</p>"),
+    ('<p>见 <a href="x">残差</a> 一章</p>', '<p>见<a href="x">残差</a>一章</p>'),
+    ("<p>调用 <code>f( x )</code> 时</p>", "<p>调用 <code>f( x )</code> 时</p>"),  # code and its spaces stay
+    ("<p>第 10 步 F(x)</p>", "<p>第 10 步 F(x)</p>"),
+    ("<pre>中 文 ， x</pre>", "<pre>中 文 ， x</pre>"),
+])
+def test_no_space_touches_full_width_punctuation_or_stands_between_chinese(source, built):
+    assert zh_typeset.typeset(source) == built
+
+
+def test_formula_and_its_punctuation_break_as_one():
+    out = zh_typeset.typeset("<p>其中 <math><mi>x</mi></math>，而（<math><mi>y</mi></math>）。</p>")
+    assert out == ('<p>其中 <span class="rn-nobr"><math><mi>x</mi></math>，</span>而'
+                   '<span class="rn-nobr">（<math><mi>y</mi></math>）。</span></p>')
+
+
+def test_check_reports_what_is_left():
+    """The check the site test runs can fail: it names the defect and shows the text around it."""
+    problems = zh_typeset.check("<article><p>宽度， FFN 残差 连接</p></article>")
+    assert problems == ["space after full-width punctuation: …宽度， FFN 残差 连接…",
+                        "space between Chinese characters: …宽度， FFN 残差 连接…"]
+
+
+def test_built_chinese_pages_have_no_stray_spaces(built_site):
+    problems = []
+    for page in sorted(built_site.glob("**/index.html")):
+        rel = page.relative_to(built_site).as_posix()
+        if rel.startswith("en/"):
+            continue
+        problems += [f"{rel}: {p}" for p in zh_typeset.check(page.read_text(encoding="utf-8"))]
+    assert not problems, "\n".join(problems)
+
+
+# --------------------------------------------------------------------------- search (hooks/search_index.py)
+
+from hooks import search_index  # noqa: E402
+
+
+def test_code_and_math_are_kept_out_of_the_search_index():
+    html = ('<div class="language-python highlight"><pre><code>x = 1</code></pre></div>'
+            '<p>prose <math><mi>x</mi></math></p><div class="math-display"><math display="block"></math></div>')
+    out = search_index.exclude_from_search(html)
+    assert out.count(search_index.EXCLUDE) == 4, out  # the code block, both formulas, the display box
+
+
+def test_search_worker_patch_fails_loudly_when_material_changes():
+    with pytest.raises(PluginError, match="does not contain .* exactly once"):
+        search_index.patch_worker("function fe(t,e){}", "search.x.min.js")
+
+
+def test_search_worker_patch_is_applied_once():
+    shipped = "".join(s for s, _ in search_index.WORKER_PATCHES)
+    fixed = "".join(f for _, f in search_index.WORKER_PATCHES)
+    assert search_index.patch_worker(shipped, "w.js") == fixed
+    assert search_index.patch_worker(fixed, "w.js") == fixed
+
+
+def test_built_search_index_holds_no_code_or_math(built_site):
+    import json
+
+    for index in [built_site / SITE.prefix(lang) / "search" / "search_index.json" for lang in SITE.languages]:
+        docs = json.loads(index.read_text(encoding="utf-8"))["docs"]
+        code = [d["location"] for d in docs if "<pre>" in d["text"]]
+        tex = [d["location"] for d in docs if re.search(r"\\(?:frac|mathrm|operatorname|lVert)", d["text"])]
+        assert not code and not tex, f"{index}: code in {code[:5]}, TeX in {tex[:5]}"
+
+
+# --------------------------------------------------------------------------- notebook pages (tools/notebooks.py)
+
+from hooks import site_facts  # noqa: E402
+from tools import notebooks  # noqa: E402
+
+SITE = site_facts.load()
+
+_NOTEBOOKS = [(lang, slug) for lang in SITE.languages for slug in notebooks.chapters(lang)]
+
+
+@pytest.mark.parametrize("lang,slug", _NOTEBOOKS, ids=[f"{lang}:{slug}" for lang, slug in _NOTEBOOKS])
+def test_notebook_reads_as_the_chapters_notebook_with_its_figures(lang, slug):
+    """Notebook pages: titled as the chapter's notebook, no empty stacked sections, and each figure
+    the page shows under a snippet is the display output of that snippet's cell."""
+    nb = notebooks.build(lang, slug)
+    first = nb.cells[0].source.splitlines()[0]
+    assert first == "# " + notebooks.TITLE[lang].format(title=first[2:].rsplit(" · ", 1)[0]), first
+    for a, b in zip(nb.cells, nb.cells[1:]):
+        assert not (a.cell_type == b.cell_type == "markdown"), f"{slug} ({lang}): two markdown cells in a row"
+    for cell in (c for c in nb.cells if c.cell_type == "markdown"):
+        last = cell.source.strip().splitlines()[-1]
+        assert not (last.startswith("#") and cell is nb.cells[-1]), f"{slug} ({lang}): ends with an empty heading"
+    page = (SITE.docs / lang / f"{slug}.md").read_text(encoding="utf-8")
+    shown = [m.group("name") for m in notebooks._FIGURE.finditer(page)]
+    drawn = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "display_data"]
+    assert len(drawn) == len(shown), f"{slug} ({lang}): the page shows {shown}, the notebook {len(drawn)} figures"
+    for output, name in zip(drawn, shown):
+        assert output.data["image/svg+xml"] == (notebooks.FIGURES / name).read_text(encoding="utf-8")
+
+
+def test_a_heading_without_code_under_it_is_left_out():
+    H = notebooks.Heading
+    items = [H(1, "T", "t"), H(2, "A", "a"), H(3, "A1", "a1"), "x.md", H(2, "B", "b"), H(3, "B1", "b1"), H(2, "C", "c")]
+    assert notebooks._with_content(items) == [H(1, "T", "t"), H(2, "A", "a"), H(3, "A1", "a1"), "x.md"]
