@@ -101,6 +101,25 @@ def state_changes(before: dict, after: dict) -> list[str]:
 # --------------------------------------------------------------------------- the guard
 
 
+def _is_ip(host) -> bool:
+    import ipaddress
+
+    try:
+        ipaddress.ip_address(host)
+        return True
+    except ValueError:
+        return False
+
+
+def _is_loopback(host) -> bool:
+    import ipaddress
+
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 class Guard:
     """An audit hook that keeps a block offline and inside its folder, and records what it tried."""
 
@@ -128,12 +147,13 @@ class Guard:
         if event == "socket.connect" or event == "socket.sendto":
             address = args[1]
             host = address[0] if isinstance(address, tuple) else None
-            if isinstance(address, tuple) and host not in LOCAL_HOSTS:
+            if isinstance(address, tuple) and host not in LOCAL_HOSTS and not _is_loopback(host):
                 self._refuse(f"a network connection to {host}:{address[1]} (blocks must run offline)",
                              ConnectionRefusedError)
         elif event == "socket.getaddrinfo":
-            if args[0] not in LOCAL_HOSTS and os.fsdecode(args[0]) not in LOCAL_HOSTS:
-                self._refuse(f"a DNS lookup of {os.fsdecode(args[0])!r} (blocks must run offline)",
+            host = os.fsdecode(args[0]) if args[0] is not None else None
+            if host not in LOCAL_HOSTS and not _is_ip(host):  # an address literal is checked at connect
+                self._refuse(f"a DNS lookup of {host!r} (blocks must run offline)",
                              ConnectionRefusedError)
         elif event == "socket.gethostbyname" or event == "socket.gethostbyaddr":
             if args[0] not in LOCAL_HOSTS:
@@ -274,6 +294,12 @@ def _read_stdout(block_dir: Path) -> tuple[str, str | None]:
         return data.decode("utf-8", "replace"), f"its output is not UTF-8 ({err})"
 
 
+def _trim(stderr: str) -> str:
+    """faulthandler's stacks without the runner's own frames."""
+    own = ("tools/_worker.py", "multiprocessing/", 'File "<string>"')
+    return "".join(line for line in stderr.splitlines(True) if not any(o in line for o in own))
+
+
 class _Running:
     def __init__(self, index, proc, conn, block_dir, deadline):
         self.index, self.proc, self.conn, self.dir, self.deadline = index, proc, conn, block_dir, deadline
@@ -356,14 +382,14 @@ def main() -> None:
                     except (EOFError, OSError):
                         pass
                 code = r.proc.exitcode
-                stderr = _tail(r.dir / "stderr")
+                stderr = _trim(_tail(r.dir / "stderr"))
                 if "Timeout (" in stderr and code == 1:
-                    how = f"did not finish within {timeout:g} s and was stopped"
+                    how = f"did not finish within {timeout:g} s and was stopped; where it was:"
                 elif code is not None and code < 0:
-                    how = f"killed its process (signal {signal.Signals(-code).name})"
+                    how = f"killed its process (signal {signal.Signals(-code).name}) before it finished"
                 else:
-                    how = f"ended its process (exit code {code}: os._exit, a crash or a fatal error)"
-                finish(r, {"error": f"the block {how} before it finished.\n{stderr}", "died": True})
+                    how = f"ended its process (exit code {code}: os._exit, a crash or a fatal error) before it finished"
+                finish(r, {"error": f"the block {how}\n{stderr}", "died": True})
             elif time.monotonic() > r.deadline:
                 os.killpg(r.proc.pid, signal.SIGKILL)
                 r.proc.join()
