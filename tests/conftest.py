@@ -1,4 +1,4 @@
-"""Shared fixtures: the strict build (once per session) and the snippet runs (once per environment)."""
+"""Shared fixtures: the strict build (once per session) and the snippet runs (once per reader machine)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ sys.path.insert(0, str(ROOT))
 
 from tools import site, snippets  # noqa: E402
 
+SNIPPET_SECONDS: dict[str, float] = {}  # wall time of each reader machine, for the summary
+
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory) -> Path:
@@ -24,7 +26,7 @@ def built_site(tmp_path_factory) -> Path:
 
 
 class SnippetRuns:
-    """Runs every snippet block once per environment variant, on first request."""
+    """Runs every snippet block once per reader machine (snippets.VARIANTS), on first request."""
 
     def __init__(self):
         self.blocks = snippets.collect()
@@ -32,10 +34,20 @@ class SnippetRuns:
 
     def results(self, variant: str) -> list[snippets.Result]:
         if variant not in self._results:
-            self._results[variant] = snippets.run(self.blocks, snippets.VARIANTS[variant])
+            runs, seconds = snippets.run_variants(self.blocks, {variant: snippets.VARIANTS[variant]})
+            self._results.update(runs)
+            SNIPPET_SECONDS.update(seconds)
         return self._results[variant]
 
 
 @pytest.fixture(scope="session")
 def snippet_runs() -> SnippetRuns:
     return SnippetRuns()
+
+
+def pytest_terminal_summary(terminalreporter):
+    if SNIPPET_SECONDS:
+        terminalreporter.section("snippet runs per reader machine")
+        for label, seconds in SNIPPET_SECONDS.items():
+            workers = snippets.VARIANTS[label].workers
+            terminalreporter.write_line(f"{seconds:6.1f} s  {label} ({workers} block(s) at a time)")
