@@ -1,4 +1,4 @@
-"""Shared fixtures: the strict build (once per session) and the snippet runs (once per environment)."""
+"""Shared fixtures: the strict build (once per session) and the snippet runs (once per reader machine)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ sys.path.insert(0, str(ROOT))
 from tools import snippets  # noqa: E402
 from tools.build import build  # noqa: E402
 
+SNIPPET_SECONDS: dict[str, float] = {}  # wall time of each reader machine, for the summary
+
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory) -> Path:
@@ -25,18 +27,28 @@ def built_site(tmp_path_factory) -> Path:
 
 
 class SnippetRuns:
-    """Runs every snippet block once per environment variant, on first request."""
+    """Runs every snippet block once per reader machine (snippets.VARIANTS), on first request."""
 
     def __init__(self):
         self.blocks = snippets.collect()
         self._results: dict[str, list[snippets.Result]] = {}
 
     def results(self, variant: str) -> list[snippets.Result]:
-        if variant not in self._results:
-            self._results[variant] = snippets.run(self.blocks, snippets.VARIANTS[variant])
+        if not self._results:  # every machine at once: side by side where they fit the cores
+            runs, seconds = snippets.run_variants(self.blocks)
+            self._results.update(runs)
+            SNIPPET_SECONDS.update(seconds)
         return self._results[variant]
 
 
 @pytest.fixture(scope="session")
 def snippet_runs() -> SnippetRuns:
     return SnippetRuns()
+
+
+def pytest_terminal_summary(terminalreporter):
+    if SNIPPET_SECONDS:
+        terminalreporter.section("snippet runs per reader machine")
+        for label, seconds in SNIPPET_SECONDS.items():
+            workers = snippets.VARIANTS[label].workers
+            terminalreporter.write_line(f"{seconds:6.1f} s  {label} ({workers} block(s) at a time)")

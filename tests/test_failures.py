@@ -151,3 +151,181 @@ def test_an_unseeded_snippet_does_not_reproduce(tmp_path):
     [block] = snippets.extract(path)
     first, second = snippets.run([block, block])
     assert not first.error and first.stdout != second.stdout
+
+
+# --------------------------------------------------------------------------- the snippet runner (issue 11)
+# One run of the real runner over a set of bad blocks: each must fail its own block, loudly, naming
+# its file and line, while the good block beside them still passes and the run ends.
+
+import os  # noqa: E402
+import re  # noqa: E402
+import textwrap  # noqa: E402
+
+import pytest  # noqa: E402
+
+BAD_BLOCKS = {
+    "never-ends": "import time\nwhile True:\n    time.sleep(0.1)\n",
+    "exits": "import os\nprint('before')\nos._exit(3)\n",
+    "kills-itself": "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n",
+    "writes-fd1": "import os\nprint('shown')\nos.write(1, b'written to fd 1\\n')\nos.write(2, b'to fd 2\\n')\n",
+    "raises": "x = 1\ny = 0\nprint(x / y)  # the failing line\n",
+    "network": ("import urllib.request\ntry:\n    urllib.request.urlopen('http://example.org/', timeout=2)\n"
+                "except Exception as err:\n    print('caught', type(err).__name__)\n"),
+    "network-ip": ("import socket\ntry:\n    socket.create_connection(('93.184.215.14', 80), timeout=2)\n"
+                   "except OSError:\n    pass\n"),
+    "writes-outside": "try:\n    open(OUTSIDE, 'w').write('x')\nexcept OSError:\n    pass\n",
+    "writes-outside-c": ("import ctypes\nlibc = ctypes.CDLL(None)\nlibc.fopen.restype = ctypes.c_void_p\n"
+                         "libc.fclose.argtypes = [ctypes.c_void_p]\nlibc.fclose(libc.fopen(SNEAKY, b'w'))\n"),
+    "state": ("import torch, numpy, matplotlib.pyplot as plt\ntorch.set_default_dtype(torch.float64)\n"
+              "numpy.set_printoptions(precision=2)\nplt.rcParams['lines.linewidth'] = 5\n"
+              "torch.use_deterministic_algorithms(True)\ntorch.set_num_threads(1 + torch.get_num_threads())\n"
+              "torch.set_printoptions(precision=7)\n"),
+    "sandbox": ("import os, tempfile\nhere = os.path.dirname(os.getcwd())\n"
+                "print(os.environ['HOME'].startswith(here), tempfile.gettempdir().startswith(here))\n"
+                "open('a.txt', 'w').write('mine')\n"),
+    "good": "print('fine')\n",
+}
+SHOWN = {"writes-fd1": "shown\n", "sandbox": "True True\n", "good": "fine\n", "network": "caught URLError\n"}
+TIMEOUT = 15
+
+
+@pytest.fixture(scope="module")
+def bad_run(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("bad-snippets")
+    outside = folder / "outside.txt"
+    blocks = []
+    for name, code in BAD_BLOCKS.items():
+        code = code.replace("OUTSIDE", repr(str(outside))).replace("SNEAKY", repr(str(folder / "sneaky.txt").encode()))
+        path = _snippet_named(folder, name, code, SHOWN.get(name))
+        blocks += snippets.extract(path)
+    (folder / "not-utf8.md").write_bytes(b"```python\nprint('caf\xe9')\n```\n")
+    blocks = snippets.collect([folder])
+    start = __import__("time").perf_counter()
+    results = snippets.run(blocks, timeout=TIMEOUT)
+    seconds = __import__("time").perf_counter() - start
+    found = {b.path.stem: "\n".join(f.message for f in snippets.reconcile(b, r)) for b, r in zip(blocks, results)}
+    return {"found": found, "seconds": seconds, "folder": folder, "outside": outside,
+            "results": {b.path.stem: r for b, r in zip(blocks, results)}}
+
+
+def _snippet_named(folder: Path, name: str, code: str, shown: str | None) -> Path:
+    path = folder / f"{name}.md"
+    text = f"```python\n{code}```\n"
+    if shown is not None:
+        text += f"{snippets.MARKER}\n```text\n{shown}```\n"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_the_run_ends_and_the_good_block_passes(bad_run):
+    assert bad_run["found"]["good"] == ""
+    assert bad_run["seconds"] < 120
+
+
+def test_a_block_that_never_ends_fails_naming_its_line(bad_run):
+    message = bad_run["found"]["never-ends"]
+    assert f"never-ends.md:1 raised" in message and f"did not finish within {TIMEOUT} s" in message
+    assert re.search(r'never-ends.md", line [34]', message)  # where it was when it was stopped
+    assert "_worker.py" not in message
+
+
+def test_a_block_that_ends_its_process_fails(bad_run):
+    assert "exits.md:1" in bad_run["found"]["exits"] and "exit code 3" in bad_run["found"]["exits"]
+    message = bad_run["found"]["kills-itself"]
+    assert "kills-itself.md:1" in message and "SIGKILL" in message
+
+
+def test_output_written_to_fd_1_cannot_corrupt_the_results(bad_run):
+    message = bad_run["found"]["writes-fd1"]
+    assert "writes-fd1.md:1: output differs" in message and "+written to fd 1" in message
+    assert "to fd 2" in bad_run["results"]["writes-fd1"].stderr and "to fd 2" not in message
+
+
+def test_a_traceback_names_the_snippet_file_and_line_and_shows_it(bad_run):
+    message = bad_run["found"]["raises"]
+    assert "raises.md\", line 4, in <module>" in message  # the fence is line 1, the code starts on line 2
+    assert "print(x / y)  # the failing line" in message and "ZeroDivisionError" in message
+    assert "_worker.py" not in message
+
+
+def test_a_snippet_that_is_not_utf8_fails_naming_the_file(bad_run):
+    message = bad_run["found"]["not-utf8"]
+    assert "not-utf8.md:2: not UTF-8" in message
+
+
+def test_a_block_that_reaches_the_network_fails_even_if_it_catches_the_error(bad_run):
+    assert "network.md:1 did what a snippet must not: a DNS lookup of 'example.org'" in bad_run["found"]["network"]
+    assert "a network connection to 93.184.215.14:80" in bad_run["found"]["network-ip"]
+
+
+def test_a_block_that_writes_outside_its_folder_is_caught(bad_run):
+    message = bad_run["found"]["writes-outside"]
+    assert "writes-outside.md:1 did what a snippet must not: a write to" in message and "outside.txt" in message
+    assert not bad_run["outside"].exists()
+    # below Python (no audit event): the snapshot of the watched trees sees it
+    message = bad_run["found"]["writes-outside-c"]
+    assert "writes-outside-c.md:1 did what a snippet must not: the tree changed" in message
+    assert "created " in message and "sneaky.txt" in message
+
+
+def test_a_block_gets_home_and_tmpdir_in_its_own_folder(bad_run):
+    assert bad_run["found"]["sandbox"] == ""
+    assert bad_run["results"]["sandbox"].files == {"a.txt": b"mine"}
+
+
+def test_a_block_that_leaves_global_state_behind_is_caught(bad_run):
+    message = bad_run["found"]["state"]
+    assert "state.md:1 leaves global state behind" in message
+    for what in ("torch.get_default_dtype(): torch.float32 -> torch.float64", "numpy print option precision: 8 -> 2",
+                 "matplotlib.rcParams['lines.linewidth']: 1.5 -> 5", "torch.are_deterministic_algorithms_enabled()",
+                 "torch.get_num_threads()", "torch print option precision: 4 -> 7"):
+        assert what in message, what
+
+
+def _svg(x: float) -> bytes:
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with plt.rc_context({"svg.hashsalt": "test", "svg.fonttype": "none"}):
+        fig, ax = plt.subplots(figsize=(3, 2))
+        ax.plot([0, 1, 2], [0, x, 0])
+        ax.set_ylim(0, 2)  # fixed axes: only the line moves
+        ax.set_title("GELU")
+        buf = io.BytesIO()
+        fig.savefig(buf, format="svg", metadata={"Date": None})
+        plt.close(fig)
+    return buf.getvalue()
+
+
+def test_a_figure_moved_beyond_the_tolerance_fails_and_refresh_rewrites_only_then(tmp_path):
+    figures = tmp_path / "figures"
+    figures.mkdir()
+    (figures / "f.en.svg").write_bytes(_svg(1.0))
+    path = _snippet(tmp_path, "print('saved')\n", "saved\n")
+    [block] = snippets.extract(path)
+
+    def found(data, write=False):
+        return snippets.reconcile(block, snippets.Result("saved\n", files={"f.en.svg": data}), write, figures)
+
+    nearly = _svg(1.0 + 1e-6)  # moves the line by less than 1e-3 px
+    assert nearly != (figures / "f.en.svg").read_bytes()
+    assert found(nearly) == []
+    assert found(nearly, write=True) == [] and (figures / "f.en.svg").read_bytes() == _svg(1.0)  # no churn
+    moved = _svg(1.01)
+    [finding] = found(moved)
+    assert "bad-snippet.md:1 draws" in finding.message and "f.en.svg differently" in finding.message
+    assert "first difference at" in finding.message and "<path" in finding.message
+    assert "largest delta of any number" in finding.message
+    [finding] = found(moved, write=True)
+    assert finding.fixed and (figures / "f.en.svg").read_bytes() == moved
+    assert found(moved) == []
+
+
+def test_a_figure_with_other_text_fails(tmp_path):
+    a, b = _svg(1.0), _svg(1.0).replace(b">GELU<", b">ReLU<")
+    diff = snippets.compare_svg(a, b)
+    assert diff and diff.moved and "'ReLU', committed 'GELU'" in str(diff)

@@ -1,28 +1,182 @@
-"""Worker for tools.snippets: run code blocks, each in its own forked process.
+"""Worker for tools.snippets: run code blocks, each in its own forked process, and watch them.
 
-Reads ``{"workers": N, "blocks": [[name, code], ...]}`` on stdin and writes a JSON list of
-``{"stdout", "error", "files", "seconds"}`` on stdout, in input order. A forkserver preloads
-torch, numpy and matplotlib once; every block then gets a fresh child (``maxtasksperchild=1``)
-with fresh globals, run with ``__name__ == "__main__"`` in an empty temporary folder, as
-``python block.py`` would be. Random state is made what a fresh interpreter has: torch's, Python's and
-NumPy's global generators are reseeded from the OS, so an unseeded block prints different numbers
-on every run (and fails).
+``python -m tools._worker REQUEST RESULTS`` reads a JSON request (see ``tools.snippets.run``) and writes
+a pickled list of result dicts, one per block in input order, to RESULTS. Nothing is exchanged over
+stdout: a block that writes to file descriptor 1 or 2 cannot corrupt the results.
+
+A forkserver, started with this process's environment (so ``ONEDNN_MAX_CPU_ISA``, ``MKL_*``,
+``OMP_NUM_THREADS`` are in place before torch is imported), preloads torch, numpy and matplotlib
+once. Each block then gets its own child process, so nothing leaks between blocks. In the child:
+
+* the block's folder ``B`` holds ``work/`` (the current directory; figures are saved there),
+  ``home/`` (``HOME``) and ``tmp/`` (``TMPDIR``); fd 1 and 2 are redirected to files outside
+  ``work/``, and ``sys.stdout`` writes straight through to fd 1, so output keeps its order;
+* random state is what a fresh interpreter has (torch, Python and NumPy reseeded from the OS);
+* the code is compiled with the snippet file's name and line numbers, and the file is registered
+  with ``linecache``, so a traceback names ``snippets/<page>/<file>.md``, its line, and shows it;
+* an audit hook refuses (and records) network connections to other hosts, DNS lookups, writes
+  outside ``B``, and new processes, so a block cannot reach the network or change the tree even if
+  it catches the exception;
+* global state the block leaves behind (default dtype, print options, rcParams, ...) is recorded.
+
+The parent side enforces a per-block timeout (the child first dumps its stack, so the failure
+shows the line it hung on, then the process group is killed), notices a child that dies
+(``os._exit``, a crash: the exit code or signal is reported), and compares a snapshot of the
+watched trees before and after each block.
 """
 
 from __future__ import annotations
 
-import contextlib
+import faulthandler
 import io
 import json
+import linecache
 import multiprocessing as mp
 import os
+import pickle
+import signal
 import sys
 import tempfile
 import time
 import traceback
+from multiprocessing.connection import wait
 from pathlib import Path
 
-PRELOAD = ["torch", "numpy", "matplotlib", "matplotlib.pyplot"]
+# scikit-learn (and scipy) set warning filters and KMP_* variables when imported: preloaded, that is
+# not mistaken for state a block leaves behind.
+PRELOAD = ["torch", "numpy", "matplotlib", "matplotlib.pyplot", "sklearn"]
+SKIP_DIRS = {".git", ".venv", "__pycache__", ".cache", ".pytest_cache", "site", "node_modules"}
+LOCAL_HOSTS = {None, "", "localhost", "127.0.0.1", "::1", "0.0.0.0"}
+WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+ALLOWED_WRITES = ("/dev/null",)
+
+
+# --------------------------------------------------------------------------- global state
+
+
+def global_state() -> dict[str, object]:
+    """What a block could change for the code that runs after it (in a notebook: the next cell)."""
+    import matplotlib
+    import matplotlib.pyplot as plt
+    import numpy
+    import torch
+
+    try:
+        print_opts = dict(vars(torch._tensor_str.PRINT_OPTS))
+    except AttributeError as err:  # a private detail: fail loudly if torch moves it
+        raise RuntimeError("torch._tensor_str.PRINT_OPTS is gone: update tools/_worker.global_state") from err
+    state = {
+        "torch.get_default_dtype()": torch.get_default_dtype(),
+        "torch.get_default_device()": torch.get_default_device(),
+        "torch.is_grad_enabled()": torch.is_grad_enabled(),
+        "torch.are_deterministic_algorithms_enabled()": torch.are_deterministic_algorithms_enabled(),
+        "torch.is_deterministic_algorithms_warn_only_enabled()":
+            torch.is_deterministic_algorithms_warn_only_enabled(),
+        "torch.get_num_threads()": torch.get_num_threads(),
+        "torch.get_float32_matmul_precision()": torch.get_float32_matmul_precision(),
+        "torch.is_anomaly_enabled()": torch.is_anomaly_enabled(),
+        "numpy.geterr()": numpy.geterr(),
+        "plt.get_fignums() (figures left open)": plt.get_fignums(),
+        "os.getcwd()": os.getcwd(),
+    }
+    state.update({f"torch print option {k}": v for k, v in print_opts.items()})
+    state.update({f"numpy print option {k}": v for k, v in numpy.get_printoptions().items()})
+    state.update({f"matplotlib.rcParams[{k!r}]": v for k, v in matplotlib.rcParams.items()})
+    return state
+
+
+def state_changes(before: dict, after: dict) -> list[str]:
+    out = []
+    for key in sorted(before.keys() | after.keys()):
+        old, new = before.get(key, "<unset>"), after.get(key, "<unset>")
+        try:
+            same = bool(old == new)
+        except Exception:  # noqa: BLE001 - arrays and the like: compare their repr
+            same = repr(old) == repr(new)
+        if not same:
+            out.append(f"{key}: {old!r} -> {new!r}")
+    return out
+
+
+# --------------------------------------------------------------------------- the guard
+
+
+def _is_ip(host) -> bool:
+    import ipaddress
+
+    try:
+        ipaddress.ip_address(host)
+        return True
+    except ValueError:
+        return False
+
+
+def _is_loopback(host) -> bool:
+    import ipaddress
+
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class Guard:
+    """An audit hook that keeps a block offline and inside its folder, and records what it tried."""
+
+    def __init__(self, folder: Path):
+        self.folder = os.path.realpath(folder)
+        self.active = False
+        self.violations: list[str] = []
+
+    def _refuse(self, what: str, exc: type[BaseException]):
+        self.violations.append(what)
+        raise exc(f"snippet runner: {what}")
+
+    def _outside(self, path) -> str | None:
+        if isinstance(path, int) or path is None:
+            return None
+        path = os.fsdecode(path)
+        real = os.path.realpath(path)
+        if real == self.folder or real.startswith(self.folder + os.sep) or real in ALLOWED_WRITES:
+            return None
+        return real
+
+    def __call__(self, event: str, args: tuple) -> None:
+        if not self.active:
+            return
+        if event == "socket.connect" or event == "socket.sendto":
+            address = args[1]
+            host = address[0] if isinstance(address, tuple) else None
+            if isinstance(address, tuple) and host not in LOCAL_HOSTS and not _is_loopback(host):
+                self._refuse(f"a network connection to {host}:{address[1]} (blocks must run offline)",
+                             ConnectionRefusedError)
+        elif event == "socket.getaddrinfo":
+            host = os.fsdecode(args[0]) if args[0] is not None else None
+            if host not in LOCAL_HOSTS and not _is_ip(host):  # an address literal is checked at connect
+                self._refuse(f"a DNS lookup of {host!r} (blocks must run offline)",
+                             ConnectionRefusedError)
+        elif event == "socket.gethostbyname" or event == "socket.gethostbyaddr":
+            if args[0] not in LOCAL_HOSTS:
+                self._refuse(f"a DNS lookup of {args[0]!r} (blocks must run offline)", ConnectionRefusedError)
+        elif event == "open":
+            path, _, flags = args
+            if flags & WRITE_FLAGS and (real := self._outside(path)):
+                self._refuse(f"a write to {real}, outside the block's own folder", PermissionError)
+        elif event in ("os.remove", "os.rmdir", "os.mkdir", "os.truncate", "os.chmod", "os.chown",
+                       "os.utime", "shutil.rmtree"):
+            if real := self._outside(args[0]):
+                self._refuse(f"{event}({real!r}), outside the block's own folder", PermissionError)
+        elif event in ("os.rename", "os.link", "os.symlink", "shutil.copyfile", "shutil.move"):
+            for path in args[:2]:
+                if real := self._outside(path):
+                    self._refuse(f"{event}(... {real!r} ...), outside the block's own folder", PermissionError)
+        elif event in ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork",
+                       "os.forkpty"):
+            self._refuse(f"starting a process ({event}): its writes and connections could not be checked",
+                         PermissionError)
+
+
+# --------------------------------------------------------------------------- the child
 
 
 def _fresh_random_state() -> None:
@@ -36,36 +190,212 @@ def _fresh_random_state() -> None:
     numpy.random.seed()
 
 
-def run_one(task: tuple[str, str]) -> dict:
-    name, code = task
-    stdout = io.StringIO()
+def _child(task: dict, conn) -> None:
+    os.setpgrp()  # the parent kills the whole group on timeout
+    block_dir = Path(task["dir"])
+    work, home, tmp = block_dir / "work", block_dir / "home", block_dir / "tmp"
+    for d in (work, home, tmp):
+        d.mkdir(parents=True)
+    out_fd = os.open(block_dir / "stdout", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    err_fd = os.open(block_dir / "stderr", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    os.dup2(out_fd, 1)
+    os.dup2(err_fd, 2)
+    sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", write_through=True)
+    sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", write_through=True)
+    faulthandler.enable(file=sys.stderr)  # a crash prints the block's stack into stderr
+    faulthandler.dump_traceback_later(task["timeout"], exit=True, file=sys.stderr)
+    os.environ["HOME"], os.environ["TMPDIR"] = str(home), str(tmp)
+    tempfile.tempdir = str(tmp)
+    os.chdir(work)
+    _fresh_random_state()
+
+    name, lineno = task["name"], task["lineno"]
+    # line k of the block is line lineno + k of the snippet file
+    source = "\n" * lineno + task["code"]
+    linecache.cache[name] = (len(task["file_text"]), None, task["file_text"].splitlines(True), name)
+    namespace = {"__name__": "__main__", "__file__": name, "__builtins__": __builtins__}
+    guard = Guard(block_dir)
+    sys.addaudithook(guard)
     error = None
-    files: dict[str, str] = {}
+    before = global_state()
     start = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="snippet-") as tmp:
-        os.chdir(tmp)
-        namespace = {"__name__": "__main__", "__file__": name}
-        _fresh_random_state()
+    guard.active = True
+    try:
+        exec(compile(source, name, "exec"), namespace)
+    except BaseException as err:  # noqa: BLE001 - report everything, SystemExit included
+        guard.active = False
+        tb = err.__traceback__.tb_next if err.__traceback__ else None  # drop this frame
+        error = "".join(traceback.format_exception(type(err), err, tb))
+    guard.active = False
+    seconds = time.perf_counter() - start
+    faulthandler.cancel_dump_traceback_later()
+    try:
+        sys.stdout.flush()
+    except Exception:  # noqa: BLE001
+        pass
+    after = global_state()
+    files = {p.relative_to(work).as_posix(): p.read_bytes() for p in sorted(work.rglob("*")) if p.is_file()}
+    conn.send({"error": error, "files": files, "seconds": seconds, "violations": guard.violations,
+               "state": state_changes(before, after)})
+    conn.close()
+
+
+# --------------------------------------------------------------------------- the parent
+
+
+def snapshot(roots: list[str]) -> dict[str, tuple[int, int]]:
+    """(size, mtime) of every file under the watched trees, build and cache folders left out."""
+    found: dict[str, tuple[int, int]] = {}
+
+    def walk(d: str) -> None:
         try:
-            with contextlib.redirect_stdout(stdout):
-                exec(compile(code, name, "exec"), namespace)
-            sys.stdout.flush()
-        except BaseException:  # noqa: BLE001 - report everything, SystemExit included
-            error = traceback.format_exc()
-        for p in sorted(Path(tmp).rglob("*")):
-            if p.is_file():
-                files[p.relative_to(tmp).as_posix()] = p.read_bytes().hex()
-    return {"stdout": stdout.getvalue(), "error": error, "files": files,
-            "seconds": time.perf_counter() - start}
+            entries = list(os.scandir(d))
+        except OSError:
+            return
+        for e in entries:
+            if e.is_dir(follow_symlinks=False):
+                if e.name not in SKIP_DIRS:
+                    walk(e.path)
+            else:
+                try:
+                    st = e.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                found[e.path] = (st.st_size, st.st_mtime_ns)
+
+    for r in roots:
+        walk(r)
+    return found
+
+
+def tree_changes(before: dict, after: dict) -> list[str]:
+    out = [f"created {p}" for p in sorted(after.keys() - before.keys())]
+    out += [f"deleted {p}" for p in sorted(before.keys() - after.keys())]
+    out += [f"modified {p}" for p in sorted(before.keys() & after.keys()) if before[p] != after[p]]
+    return out
+
+
+def _tail(path: Path, limit: int = 4000) -> str:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return ""
+    return data[-limit:].decode("utf-8", "replace")
+
+
+def _read_stdout(block_dir: Path) -> tuple[str, str | None]:
+    try:
+        data = (block_dir / "stdout").read_bytes()
+    except OSError:
+        return "", None
+    try:
+        return data.decode("utf-8"), None
+    except UnicodeDecodeError as err:
+        return data.decode("utf-8", "replace"), f"its output is not UTF-8 ({err})"
+
+
+def _trim(stderr: str) -> str:
+    """faulthandler's stacks without the runner's own frames."""
+    own = ("tools/_worker.py", "multiprocessing/", 'File "<string>"')
+    return "".join(line for line in stderr.splitlines(True) if not any(o in line for o in own))
+
+
+class _Running:
+    def __init__(self, index, proc, conn, block_dir, deadline):
+        self.index, self.proc, self.conn, self.dir, self.deadline = index, proc, conn, block_dir, deadline
+        self.message = None
+        self.got = False
+        self.start = time.perf_counter()
+        self.others: list[str] = []
 
 
 def main() -> None:
-    request = json.load(sys.stdin)
+    os.dup2(2, 1)  # nothing of ours goes to stdout
+    request = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))
+    blocks, workers, timeout = request["blocks"], request["workers"], request["timeout"]
+    run_dir = Path(request["dir"])
+    watch = request["watch"]
     ctx = mp.get_context("forkserver")
     ctx.set_forkserver_preload(PRELOAD)
-    with ctx.Pool(request["workers"], maxtasksperchild=1) as pool:
-        results = pool.map(run_one, [tuple(b) for b in request["blocks"]], chunksize=1)
-    json.dump(results, sys.stdout)
+    results: list[dict | None] = [None] * len(blocks)
+    pending = list(range(len(blocks)))[::-1]
+    running: dict[int, _Running] = {}
+    tree = snapshot(watch)
+
+    def finish(r: _Running, payload: dict) -> None:
+        nonlocal tree
+        r.proc.join(5)
+        if r.proc.is_alive():
+            os.killpg(r.proc.pid, signal.SIGKILL)
+            r.proc.join()
+        stdout, bad_stdout = _read_stdout(r.dir)
+        payload.setdefault("files", {})
+        payload.setdefault("violations", [])
+        payload.setdefault("state", [])
+        payload.setdefault("seconds", time.perf_counter() - r.start)
+        if bad_stdout:
+            payload["violations"].append(bad_stdout)
+        now = snapshot(watch)
+        changed = tree_changes(tree, now)
+        tree = now
+        if changed:
+            who = "" if not r.others else f" (while {', '.join(sorted(set(r.others)))} also ran)"
+            payload["violations"].append("the tree changed while it ran" + who + ":\n    " + "\n    ".join(changed))
+        payload["stdout"] = stdout
+        payload["stderr"] = _tail(r.dir / "stderr")
+        results[r.index] = payload
+        del running[r.index]
+
+    while pending or running:
+        while pending and len(running) < workers:
+            i = pending.pop()
+            block = blocks[i]
+            block_dir = run_dir / f"block-{i:03d}"
+            task = {**block, "dir": str(block_dir), "timeout": timeout}
+            receiver, sender = ctx.Pipe(duplex=False)
+            proc = ctx.Process(target=_child, args=(task, sender), daemon=True)
+            proc.start()
+            sender.close()
+            r = _Running(i, proc, receiver, block_dir, time.monotonic() + timeout + 10)
+            for other in running.values():
+                other.others.append(block["name"])
+                r.others.append(blocks[other.index]["name"])
+            running[i] = r
+        deadline = min(r.deadline for r in running.values())
+        handles = [r.conn for r in running.values()] + [r.proc.sentinel for r in running.values()]
+        wait(handles, timeout=max(0.0, deadline - time.monotonic()))
+        for r in list(running.values()):
+            if r.conn.poll():
+                try:
+                    payload = r.conn.recv()
+                except (EOFError, OSError):
+                    payload = None
+                if payload is not None:
+                    finish(r, payload)
+                    continue
+            if not r.proc.is_alive():
+                r.proc.join()
+                if r.conn.poll():  # sent just before it exited
+                    try:
+                        finish(r, r.conn.recv())
+                        continue
+                    except (EOFError, OSError):
+                        pass
+                code = r.proc.exitcode
+                stderr = _trim(_tail(r.dir / "stderr"))
+                if "Timeout (" in stderr and code == 1:
+                    how = f"did not finish within {timeout:g} s and was stopped; where it was:"
+                elif code is not None and code < 0:
+                    how = f"killed its process (signal {signal.Signals(-code).name}) before it finished"
+                else:
+                    how = f"ended its process (exit code {code}: os._exit, a crash or a fatal error) before it finished"
+                finish(r, {"error": f"the block {how}\n{stderr}", "died": True})
+            elif time.monotonic() > r.deadline:
+                os.killpg(r.proc.pid, signal.SIGKILL)
+                r.proc.join()
+                finish(r, {"error": f"the block did not finish within {timeout:g} s and was killed.\n"
+                                    + _tail(r.dir / "stderr"), "died": True})
+    Path(sys.argv[2]).write_bytes(pickle.dumps(results))
 
 
 if __name__ == "__main__":
