@@ -198,8 +198,9 @@ def _slim(content: str, meta: dict, counts: dict, page, config) -> str:
 def cell_counts(nb: dict) -> dict:
     """What nbconvert must render of a notebook: code cells, text outputs, markdown headings."""
     cells = nb.get("cells", [])
+    # nbconvert shows an output's richest type: a figure (image/svg+xml beside its text/plain alt) is no text
     text = sum(1 for c in cells if c.get("cell_type") == "code" for o in c.get("outputs", [])
-               if o.get("output_type") == "stream" or "text/plain" in o.get("data", {}))
+               if o.get("output_type") == "stream" or set(o.get("data", {})) == {"text/plain"})
     headings = sum(len(re.findall(r"^#{1,6} ", "".join(c.get("source", "")), re.M))
                    for c in cells if c.get("cell_type") == "markdown")
     return {"code": sum(1 for c in cells if c.get("cell_type") == "code"), "text": text, "headings": headings}

@@ -11,9 +11,10 @@ search's (priority -10) puts the real content back, before the page is rendered.
 built page); the build parses about a third of the tags.
 
 Upstream assumption, checked on every page: Material's search plugin only reads ``page.content``
-and strips ``data-search-*`` attributes from it. Our pages carry none, so the real content is put
-back unchanged; a page that has one fails with ``PluginError``, since the swap would lose
-Material's edit.
+and strips ``data-search-*`` attributes from it (``hooks/search_index.py`` marks code and math with
+``data-search-exclude``). The real content is put back with the same attributes stripped the same
+way; a page whose lean copy still carries one after Material's search has run fails with
+``PluginError``: Material no longer does what this hook repeats.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from mkdocs.exceptions import PluginError
 _PRE = re.compile(r"<pre\b[^>]*>(.*?)</pre>", re.S)
 _MATH = re.compile(r"<math\b[^>]*>(.*?)</math>", re.S)
 _TAG = re.compile(r"<[^>]+>")
+# what Material 9.8.2's search plugin removes from page.content after indexing it
+_SEARCH_ATTR = re.compile(r'\s?data-search-\w+="[^"]+"')
 _originals: dict[int, str] = {}
 
 
@@ -58,9 +61,6 @@ def on_pre_build(config):
 @plugins.event_priority(-100)  # the last on_page_content: after math, notebooks, every other edit
 def on_page_content(html, page, config, files):
     if html and not (page.meta.get("search") or {}).get("exclude"):
-        if "data-search-" in html:
-            raise PluginError(f"hooks/search_text.py: {page.file.src_uri} carries data-search-* attributes, which "
-                              "Material's search plugin strips from page.content; remove them or drop this hook")
         _originals[id(page)] = html
         return lean(html)
     return html
@@ -70,7 +70,10 @@ def on_page_content(html, page, config, files):
 def on_page_context(context, page, config, nav):
     original = _originals.pop(id(page), None)
     if original is not None:
-        page.content = original
+        if _SEARCH_ATTR.search(page.content or ""):
+            raise PluginError(f"hooks/search_text.py: {page.file.src_uri}: Material's search plugin left data-search-* "
+                              "attributes in page.content; this hook strips them as Material 9.8.2 does")
+        page.content = _SEARCH_ATTR.sub("", original)
     return context
 
 

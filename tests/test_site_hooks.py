@@ -248,9 +248,21 @@ def test_search_indexes_the_lighter_copy_exactly_as_the_page(built_site):
     assert compared >= len(SITE.languages), "no built page with code or math to compare"
 
 
-def test_search_text_refuses_pages_with_data_search_attributes():
+def test_search_text_puts_back_the_page_as_material_leaves_it_and_fails_if_material_stops_stripping():
+    """Material's search strips data-search-* attributes from page.content after indexing it; the
+    hook puts the real content back stripped the same way, and fails if Material stopped doing it."""
     from hooks import search_text
 
-    page = SimpleNamespace(file=SimpleNamespace(src_uri="x.md"), meta={})
-    with pytest.raises(PluginError, match="data-search-"):
-        search_text.on_page_content('<p data-search-exclude="">x</p>', page=page, config=None, files=None)
+    html = '<p data-search-exclude="code-or-math">x</p><pre><span class="n">y</span></pre>'
+    material_strip = re.compile(r'\s?data-search-\w+="[^"]+"')  # material/plugins/search/plugin.py 9.8.2
+    page = SimpleNamespace(file=SimpleNamespace(src_uri="x.md"), meta={}, content=None)
+    page.content = search_text.on_page_content(html, page=page, config=None, files=None)
+    assert "<span" not in page.content  # search parses the lean copy
+    page.content = material_strip.sub("", page.content)  # what Material's search does
+    search_text.on_page_context({}, page=page, config=None, nav=None)
+    assert page.content == '<p>x</p><pre><span class="n">y</span></pre>'
+
+    stale = SimpleNamespace(file=SimpleNamespace(src_uri="y.md"), meta={}, content=None)
+    stale.content = search_text.on_page_content(html, page=stale, config=None, files=None)
+    with pytest.raises(PluginError, match="left data-search"):
+        search_text.on_page_context({}, page=stale, config=None, nav=None)
