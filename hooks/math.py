@@ -84,7 +84,7 @@ def _replace(match: re.Match, where: str) -> str:
             return f'<span class="rn-math-wide">{mathml}</span>'
         return mathml
     if body.startswith("\\[") and body.endswith("\\]"):
-        return '<div class="math-display">' + _to_mathml(body[2:-2], True, where) + "</div>"
+        return '<div class="math-display" tabindex="0">' + _to_mathml(body[2:-2], True, where) + "</div>"
     raise PluginError(f"{where}: unexpected arithmatex output {body[:60]!r}")
 
 

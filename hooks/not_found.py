@@ -17,13 +17,8 @@ from urllib.parse import urlsplit
 
 from mkdocs.exceptions import PluginError
 
-LABELS = {
-    "zh": {"title": "找不到这个页面", "text": "这个地址没有页面：可能是链接写错了，或者页面已经改名。",
-           "home": "回到首页", "search": "搜索本站", "other": "这个页面不存在。"},
-    "en": {"title": "Page not found", "text": "There is no page at this address: the link may be wrong, or the "
-                                              "page may have been renamed.",
-           "home": "Go to the home page", "search": "Search the site", "other": "This page does not exist."},
-}
+from hooks import site_facts
+
 _saved: dict[str, str] = {}  # site_dir -> the default language's 404.html
 
 
@@ -34,8 +29,11 @@ def _languages(config) -> list[dict]:
         raise PluginError("hooks/not_found.py: expected the mkdocs-static-i18n plugin (`i18n`) with `languages`")
     found = [{"lang": lang.locale, "name": lang.name, "default": bool(lang.default),
               "home": "" if lang.default else f"{lang.locale}/"} for lang in langs if lang.build]
-    missing = [x["lang"] for x in found if x["lang"] not in LABELS]
-    if missing or sum(x["default"] for x in found) != 1:
+    facts = site_facts.from_config(config)
+    for x in found:
+        x["labels"] = facts.text(x["lang"], "not_found")  # mkdocs.yml: extra.strings.not_found
+    missing = []
+    if sum(x["default"] for x in found) != 1:
         raise PluginError(f"hooks/not_found.py: expected one default language and labels for each; "
                           f"languages {[x['lang'] for x in found]}, no labels for {missing}")
     return found
@@ -57,8 +55,8 @@ def on_template_context(context, template_name, config):
     config.extra["alternate"] = alternates
     config.extra.alternate = alternates
     context["not_found"] = {
-        "lang": current, "href": root + here["home"], **LABELS[current],
-        "others": [{"lang": x["lang"], "href": root + x["home"], "name": x["name"], **LABELS[x["lang"]]}
+        "lang": current, "href": root + here["home"], **here["labels"],
+        "others": [{"lang": x["lang"], "href": root + x["home"], "name": x["name"], **x["labels"]}
                    for x in langs if x is not here],
     }
     return context

@@ -21,21 +21,15 @@ from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 
+from hooks import site_facts
+
 # the include syntax of pymdownx.snippets (a line that starts with ";" is an escaped include)
 INCLUDE = re.compile(r"""^(?P<indent>[ \t]*)-{1,}8<-{1,}[ \t]+(?P<q>["'])(?P<name>[^"']+)(?P=q)[ \t]*$""")
 SECTION = re.compile(r":[a-z][-_0-9a-z]*$|(:\d*)+$")
 
-LABELS = {
-    "zh": {"snippet": "代码与输出的源文件：", "page": "本页源文件：", "changed": "最后修改：",
-           "unknown": "最后修改日期未知（{why}）", "uncommitted": "（含未提交的修改）",
-           "why": {"no-git": "这份副本没有 git 历史", "untracked": "文件尚未提交",
-                   "shallow": "浅克隆的 git 历史不包含这次修改"}},
-    "en": {"snippet": "Source of this code and its output: ", "page": "Source of this page: ",
-           "changed": "Last changed: ", "unknown": "Date of last change unknown ({why})",
-           "uncommitted": " (with uncommitted changes)",
-           "why": {"no-git": "this copy has no git history", "untracked": "not committed yet",
-                   "shallow": "the shallow git history does not reach that change"}},
-}
+def _labels(config, lang: str) -> dict:
+    """This language's provenance strings (mkdocs.yml: the i18n language's ``extra.strings.provenance``)."""
+    return site_facts.from_config(config).text(lang, "provenance")
 
 
 def blob_root(config) -> str:
@@ -52,8 +46,8 @@ def blob_root(config) -> str:
 
 def _lang(page, config) -> str:
     lang = (config.theme.get("language") or "").split("-")[0]
-    if lang not in LABELS:
-        raise PluginError(f"hooks/provenance.py: no labels for language {lang!r} ({page.file.src_path})")
+    if lang not in site_facts.from_config(config).languages:
+        raise PluginError(f"hooks/provenance.py: theme language {lang!r} is no site language ({page.file.src_path})")
     return lang
 
 
@@ -90,7 +84,7 @@ def on_page_markdown(markdown, page, config, files):
             continue
         path = base / SECTION.sub("", m.group("name"))
         rel = path.resolve().relative_to(root).as_posix()
-        label = LABELS[lang]["snippet"]
+        label = _labels(config, lang)["snippet"]
         out += ["", f'{m.group("indent")}<p class="rn-source"><span class="rn-source__label">{label}</span>'
                     f'<a href="{html.escape(blob + rel)}"><code>{html.escape(rel)}</code></a></p>', ""]
     page.rn_provenance = {"files": [Path(page.file.abs_src_path).resolve()]
@@ -134,7 +128,7 @@ def last_changed(root: Path, paths: list[Path]) -> tuple[str | None, str | None,
 
 def on_page_content(html_text, page, config, files):
     lang = _lang(page, config)
-    labels = LABELS[lang]
+    labels = _labels(config, lang)
     root, blob = _root(config), blob_root(config)
     info = getattr(page, "rn_provenance", None) or {"files": [Path(page.file.abs_src_path).resolve()]}
     source = info["files"][0].relative_to(root).as_posix()

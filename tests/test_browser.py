@@ -26,6 +26,7 @@ section, and the 404 pages.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import re
 import time
@@ -50,6 +51,13 @@ def chromium() -> str:
         pytest.fail(f"CI is set and Chromium is missing: {NO_CHROMIUM}", pytrace=False)
     return CHROMIUM
 
+
+
+def _run_async(coro):
+    """``asyncio.run`` in a thread of its own: a session fixture using Playwright's sync API keeps an
+    event loop running in the main thread, where ``asyncio.run`` refuses to start another."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()
 
 SCREENSHOTS = SITE.root / "screenshots"
 WORKERS = 2
@@ -370,7 +378,7 @@ async def _visit_all(base: str) -> Visit:
 @pytest.fixture(scope="session")
 def visit(built_site, chromium) -> Visit:
     with serve_published(built_site) as base:
-        return asyncio.run(_visit_all(base))
+        return _run_async(_visit_all(base))
 
 
 def _report(visit: Visit, sp: SitePage) -> Report:
@@ -698,7 +706,7 @@ async def _reader_visit(base: str) -> dict:
 @pytest.fixture(scope="session")
 def reader(built_site) -> dict:
     with serve_published(built_site) as base:
-        return asyncio.run(_reader_visit(base))
+        return _run_async(_reader_visit(base))
 
 
 def _seen(reader: dict, sp: SitePage, width: str) -> dict:
@@ -809,7 +817,7 @@ def reader_search(built_site) -> dict:
         return out
 
     with serve_published(built_site) as base:
-        return asyncio.run(run(base))
+        return _run_async(run(base))
 
 
 @pytest.mark.parametrize("lang,query", list(SEARCH_CASES), ids=[f"{lang}:{q}" for lang, q in SEARCH_CASES])
@@ -910,7 +918,7 @@ def reader_hands(built_site) -> dict:
         return out
 
     with serve_published(built_site) as base:
-        return asyncio.run(run(base))
+        return _run_async(run(base))
 
 
 @pytest.mark.parametrize("sp", INTERACT_PAGES, ids=[p.id for p in INTERACT_PAGES])

@@ -3,7 +3,7 @@
 In a scratch copy of the project this adds a language the way CONTRIBUTING.md says: one entry
 under ``plugins.i18n.languages`` in mkdocs.yml (a copy of an existing language's, with its own
 locale, name and strings) and its tree ``docs/<locale>/`` (here a copy of an existing tree). Then
-it runs the project's generators (``python -m tools.notebooks write``), builds strictly, and runs
+it runs the project's generators (``python -m tools.notebooks write``, ``python -m tools.compat --tables``), builds strictly, and runs
 the parity, reference and build checks over every language. No code file is touched: if a code
 file still named the languages, one of these would fail.
 """
@@ -53,6 +53,8 @@ def test_a_third_language_is_configuration_and_content_only(tmp_path):
     gen = subprocess.run([sys.executable, "-m", "tools.notebooks", "write"], cwd=root, capture_output=True, text=True)
     assert gen.returncode == 0, gen.stdout + gen.stderr
     assert f"docs/{NEW}/notebooks/" in gen.stdout, f"the generator did not write the {NEW} notebooks:\n{gen.stdout}"
+    tables = subprocess.run([sys.executable, "-m", "tools.compat", "--tables"], cwd=root, capture_output=True, text=True)
+    assert tables.returncode == 0 and f"table.{NEW}.md" in tables.stdout, tables.stdout + tables.stderr
 
     proc = build(tmp_path / "site", config)
     assert proc.returncode == 0, f"strict build with {NEW} failed:\n{proc.stdout}\n{proc.stderr}"

@@ -231,7 +231,7 @@ def test_compat_reports_a_block_that_prints_something_different(tmp_path):
                                                   "torch_build": "CPU"},
               "newest_on_index": {d: "2.0" for d in compat.PACKAGES},
               "outcomes": [vars(same), vars(differs)]}
-    for lang in compat.LABELS:
+    for lang in SITE.languages:
         text = compat.table(lang, result)
         assert "2000-01-02" in text and "a test machine" in text and differs.name in text and same.name not in text
         assert "| torch | 1.0" in text

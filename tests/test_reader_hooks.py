@@ -130,7 +130,7 @@ def test_notebook_reads_as_the_chapters_notebook_with_its_figures(lang, slug):
     the page shows under a snippet is the display output of that snippet's cell."""
     nb = notebooks.build(lang, slug)
     first = nb.cells[0].source.splitlines()[0]
-    assert first == "# " + notebooks.TITLE[lang].format(title=first[2:].rsplit(" · ", 1)[0]), first
+    assert first == "# " + SITE.text(lang, "notebook_title").format(title=first[2:].rsplit(" · ", 1)[0]), first
     for a, b in zip(nb.cells, nb.cells[1:]):
         assert not (a.cell_type == b.cell_type == "markdown"), f"{slug} ({lang}): two markdown cells in a row"
     for cell in (c for c in nb.cells if c.cell_type == "markdown"):
@@ -141,7 +141,7 @@ def test_notebook_reads_as_the_chapters_notebook_with_its_figures(lang, slug):
     drawn = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "display_data"]
     assert len(drawn) == len(shown), f"{slug} ({lang}): the page shows {shown}, the notebook {len(drawn)} figures"
     for output, name in zip(drawn, shown):
-        assert output.data["image/svg+xml"] == (notebooks.FIGURES / name).read_text(encoding="utf-8")
+        assert output.data["image/svg+xml"] == (SITE.docs / "assets" / "figures" / name).read_text(encoding="utf-8")
 
 
 def test_a_heading_without_code_under_it_is_left_out():

@@ -45,7 +45,7 @@ from pathlib import Path
 # scikit-learn (and scipy) set warning filters and KMP_* variables when imported: preloaded, that is
 # not mistaken for state a block leaves behind.
 PRELOAD = ["torch", "numpy", "matplotlib", "matplotlib.pyplot", "sklearn"]
-SKIP_DIRS = {".git", ".venv", "__pycache__", ".cache", ".pytest_cache", "site", "node_modules"}
+SKIP_DIRS = {".git", ".venv", "__pycache__", ".cache", ".pytest_cache", "site", "node_modules", "screenshots"}
 LOCAL_HOSTS = {None, "", "localhost", "127.0.0.1", "::1", "0.0.0.0"}
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 ALLOWED_WRITES = ("/dev/null",)

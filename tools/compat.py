@@ -34,6 +34,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from hooks import site_facts
 from tools import snippets
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -156,52 +157,28 @@ def compare(python: Path | str, blocks: list[snippets.Block], jobs: int = 2,
 
 # --------------------------------------------------------------------------- the table
 
-LABELS = {
-    "zh": {
-        "head": "| 包 | 页面上的输出所用的固定版本 | 实测的最新版本 |",
-        "torch_build": {"CPU": "CPU 版", "CUDA": "CUDA 版，在 CPU 上运行"},
-        "summary": "{when} 在 {machine} 上用 `./run compat` 实测：在最新版本下，{total} 个代码块中有 {same} 个"
-                   "打印的输出与页面上的完全一致。",
-        "differs": "输出不同的代码块：{names}。",
-        "none_differs": "没有代码块的输出不同。",
-        "versions_note": "（`home/versions.md` 打印的是所装的版本号，版本不同，输出自然不同。）",
-        "cap": "实测的是这台机器上 pip 能安装的最新版本。",
-        "not_measured": "{dist} 的最新发布版是 {newer}，但这台机器上装不了，没有实测。",
-    },
-    "en": {
-        "head": "| package | pinned: the outputs on these pages | newest measured |",
-        "torch_build": {"CPU": "CPU build", "CUDA": "CUDA build, run on the CPU"},
-        "summary": "Measured with `./run compat` on {when} on {machine}: with the newest versions, {same} of "
-                   "{total} code blocks print exactly the output shown on the page.",
-        "differs": "Blocks whose output differs: {names}.",
-        "none_differs": "No block prints anything different.",
-        "versions_note": " (`home/versions.md` prints the installed version numbers, so it differs whenever "
-                         "they do.)",
-        "cap": "Measured: the newest releases pip could install on this machine.",
-        "not_measured": " {dist} {newer} is the newest release on the index, but it could not be installed on "
-                        "this machine and was not measured.",
-    },
-}
+def _labels(lang: str) -> dict:
+    """This language's table strings (mkdocs.yml: the i18n language's ``extra.strings.compat``)."""
+    return site_facts.load().text(lang, "compat")
 
 
 def _version_cell(lang: str, version: str, build: str | None) -> str:
     if not build:
         return version
     kind = "CUDA" if build.startswith("CUDA") else "CPU"
-    label = LABELS[lang]["torch_build"][kind]
-    return f"{version}（{label}）" if lang == "zh" else f"{version} ({label})"
+    lab = _labels(lang)
+    return lab["build_cell"].format(version=version, label=lab["torch_build"][kind])
 
 
 def table(lang: str, result: dict) -> str:
     """The markdown the home page of ``lang`` shows."""
-    lab = LABELS[lang]
+    lab = _labels(lang)
     rows = [lab["head"], "|---|---|---|"]
     for dist in PACKAGES:
         page = result["pinned"][dist]
         newest = result["newest"][dist]
         build = result["newest"]["torch_build"] if dist == "torch" else None
-        page_cell = f"{page} (CPU)" if dist == "torch" and lang == "en" else (
-            f"{page}（CPU 版）" if dist == "torch" else page)
+        page_cell = lab["pinned_torch"].format(version=page) if dist == "torch" else page
         rows.append(f"| {dist} | {page_cell} | {_version_cell(lang, newest, build)} |")
     rows.append(f"| Python | {result['pinned_python']} | {result['newest']['python']} |")
     differing = [o["name"] for o in result["outcomes"] if not o["same"]]
@@ -209,12 +186,12 @@ def table(lang: str, result: dict) -> str:
                                     same=len(result["outcomes"]) - len(differing))
     if differing:
         names = ", ".join(f"`{n}`" for n in differing)
-        summary += ("" if lang == "zh" else " ") + lab["differs"].format(names=names)
+        summary += lab["join"] + lab["differs"].format(names=names)
         if any(n.startswith("snippets/home/versions.md") for n in differing):
             summary += lab["versions_note"]
     else:
-        summary += ("" if lang == "zh" else " ") + lab["none_differs"]
-    summary += ("" if lang == "zh" else " ") + lab["cap"]
+        summary += lab["join"] + lab["none_differs"]
+    summary += lab["join"] + lab["cap"]
     for dist, newer in result.get("newest_on_index", {}).items():
         if newer != result["newest"][dist].split("+")[0]:
             summary += lab["not_measured"].format(dist=dist, newer=newer)
@@ -237,7 +214,7 @@ def machine() -> str:
 def write(result: dict, out: Path = OUT) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    for lang in LABELS:
+    for lang in site_facts.load().languages:
         path = out / f"table.{lang}.md"
         path.write_text(table(lang, result), encoding="utf-8")
         written.append(path)
@@ -256,7 +233,14 @@ def main(argv: list[str] | None = None) -> int:
                          "the table is then not written")
     ap.add_argument("--jobs", type=int, default=2, help="blocks run at once (default 2)")
     ap.add_argument("--out", type=Path, default=OUT, help="where the tables go (default compat/)")
+    ap.add_argument("--tables", action="store_true",
+                    help="only rewrite each language's table from the last results.json (no run): for a new language")
     args = ap.parse_args(argv)
+    if args.tables:
+        result = json.loads((args.out / "results.json").read_text(encoding="utf-8"))
+        for path in write(result, args.out):
+            print(f"wrote {path.relative_to(args.out.resolve().parent) if path.is_absolute() else path}")
+        return 0
     args.venv = args.venv.resolve()
 
     py = make_env(args.venv, install=not args.no_install, requirements=args.install)
