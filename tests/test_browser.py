@@ -729,14 +729,14 @@ def test_reader_page_is_no_wider_than_the_screen(reader, sp, width):
         f"/{sp.path} at {WIDTHS[width]} px is {f['pageWidth']} px wide; too wide: {f['wide']}"
 
 
-@pytest.mark.parametrize("sp,width", [p for p in _BY_WIDTH if p.values[0].lang == "zh"])
+@pytest.mark.parametrize("sp,width", [p for p in _BY_WIDTH if SITE.text(p.values[0].lang, "script") == "han"])
 def test_reader_no_line_starts_with_a_comma_or_full_stop(reader, sp, width):
     """Chinese typesetting: "，" and "。" never start a line (e.g. after an inline formula)."""
     f = _seen(reader, sp, width)
     assert not f["punctStarts"], f"/{sp.path} at {WIDTHS[width]} px, lines starting with ，/。:\n" + "\n".join(f["punctStarts"])
 
 
-@pytest.mark.parametrize("sp,width", [p for p in _BY_WIDTH if p.values[0].lang == "zh" and p.values[1] == "desktop"])
+@pytest.mark.parametrize("sp,width", [p for p in _BY_WIDTH if SITE.text(p.values[0].lang, "script") == "han" and p.values[1] == "desktop"])
 def test_reader_no_chinese_in_italics(reader, sp, width):
     """Chinese typesetting: CJK fonts have no italic; a browser slants them synthetically."""
     f = _seen(reader, sp, width)
@@ -772,7 +772,7 @@ def test_reader_figure_text_is_readable_and_in_the_page_language(reader, sp, wid
         elif fig["minPx"] < 11 - 0.05:
             problems.append(f"{fig['src']}: smallest text {fig['minPx']:.1f} px at {fig['width']:.0f} px wide")
         chinese = bool(re.search(r"[\u4e00-\u9fff]", fig["lang"]))
-        if chinese != (sp.lang == "zh"):
+        if chinese != (SITE.text(sp.lang, "script") == "han"):
             problems.append(f"{fig['src']}: labels {'in Chinese' if chinese else 'not in Chinese'} on a {sp.lang} page")
     assert not problems, f"/{sp.path} at {WIDTHS[width]} px:\n" + "\n".join(problems)
 

@@ -23,18 +23,7 @@ _SITE = site_facts.load()
 SNIPPETS = _SITE.root / "snippets"
 
 # variant: the term to use instead
-ZH_BANNED = {
-    "主干": "主路径",
-    "预归一化": "Pre-LN（前置归一化）",
-    "后归一化": "Post-LN（后置归一化）",
-    "非正规数": "非规格化数",
-    "倒置瓶颈": "倒瓶颈",
-    "编码层": "编码器层",
-    "plain 网络": "普通网络",
-    "预激活值": "激活前的值（z = Wx；预激活指 ResNet v2 的结构）",
-    "种子 000": "原文一",
-    "种子 001": "原文二",
-}
+# Each language's banned variants (variant: the term to use) are in mkdocs.yml: extra.strings.banned_terms
 NAME_BANNED = {
     r"\bseed[ -_]?0{2,3}\d?\b": "Article 1 / Article 2 (原文一 / 原文二)",
     r"\bseed[ -_]?001\b": "Article 2 (原文二)",
@@ -84,8 +73,7 @@ def problems(docs: Path = _SITE.docs, snippets: Path = SNIPPETS) -> list[str]:
             if page == "glossary.md":
                 text = _without_alias_column(text)
             name = f"docs/{lang}/{page}"
-            if lang == "zh":
-                found += _scan(text, name, ZH_BANNED, regex=False)
+            found += _scan(text, name, _SITE.strings.get(lang, {}).get("banned_terms") or {}, regex=False)
             found += _scan(text, name, NAME_BANNED, regex=True)
     for path in sorted(snippets.rglob("*.md")):
         rel = f"snippets/{path.relative_to(snippets).as_posix()}"
