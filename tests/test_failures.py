@@ -21,12 +21,7 @@ TWO = dataclasses.replace(SITE, languages=(D, O))
 
 
 def _snippet(tmp_path: Path, code: str, shown: str | None) -> Path:
-    path = tmp_path / "bad-snippet.md"
-    text = f"```python\n{code}```\n"
-    if shown is not None:
-        text += f"{snippets.MARKER}\n```text\n{shown}```\n"
-    path.write_text(text, encoding="utf-8")
-    return path
+    return _snippet_named(tmp_path, "bad-snippet", code, shown)
 
 
 def test_a_changed_output_fails_with_a_diff(tmp_path):
