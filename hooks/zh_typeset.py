@@ -28,6 +28,7 @@ _AFTER_PUNCT = re.compile(f"([{PUNCT}])({_TAGS}){_SPACE}")
 _BEFORE_PUNCT = re.compile(f"{_SPACE}({_TAGS})(?=[{PUNCT}])")
 _BETWEEN_CJK = re.compile(f"(?<=[{CJK}])({_TAGS}){_SPACE}({_TAGS})(?=[{CJK}])")
 # a formula with the punctuation on either side of it
+LONG_CODE = 24  # characters: longer inline code may break inside itself on a 390 px phone
 _OPEN = "（“‘《"
 _CLOSE = "，。；：、）”’！？》"
 _MATH_PUNCT = re.compile(f"([{_OPEN}]*)(<math\\b(?:(?!</math>).)*</math>|<code\\b(?:(?!</code>).)*</code>)([{_CLOSE}]*)",
@@ -60,6 +61,8 @@ def typeset(html: str) -> str:
             return m.group(0)
         if m.group(2).startswith("<code") and re.search(r"\s", re.sub(r"<[^>]+>", "", m.group(2))):
             return m.group(0)  # code with spaces must keep wrapping (a phone line is short)
+        if m.group(2).startswith("<code") and len(re.sub(r"<[^>]+>", "", m.group(2))) > LONG_CODE:
+            return m.group(0)  # long code breaks inside itself (Material's word-break), or it would overflow a phone
         return f'<span class="rn-nobr">{m.group(0)}</span>'
 
     pieces = re.split(r"(<pre\b.*?</pre>)", text, flags=re.S)

@@ -780,8 +780,8 @@ def test_reader_figure_text_is_readable_and_in_the_page_language(reader, sp, wid
 # the reader's searches: (language, query) -> the words that must be highlighted whole, and the
 # page that must come first
 SEARCH_CASES = {
-    ("zh", "残差连接"): {"whole": ["残差", "连接"], "top": "residual-connections/"},
-    ("zh", "梯度消失"): {"whole": ["梯度", "消失"], "top_among": ["glossary/", "why-depth-is-hard/", "residual-connections/"]},
+    ("zh", "残差连接"): {"whole": ["残差连接", "残差", "连接"], "top": "residual-connections/"},
+    ("zh", "梯度消失"): {"whole": ["梯度消失", "梯度", "消失"], "top_among": ["glossary/", "why-depth-is-hard/", "residual-connections/"]},
     ("en", "normalization"): {"whole": ["normalization"], "not_top": "references/"},
 }
 SEARCH_RESULTS_JS = r"""() => [...document.querySelectorAll('.md-search-result__item')].map(li => ({
