@@ -32,7 +32,7 @@ I18N = "i18n"  # the plugin's name in mkdocs.yml
 PAGE_SUFFIXES = (".md", ".ipynb")
 # Every language must define these in its i18n entry's `extra.strings` (checked on load).
 REQUIRED_STRINGS = ("notebook_open", "notebook_download", "notebook_chapter", "notebook_bar",
-                    "notebooks_nav", "notebook_title", "notebook_intro", "search_terms", "script")
+                    "notebooks_nav", "notebook_title", "notebook_intro", "search_terms", "script", "digit_group")
 
 
 @dataclass(frozen=True)

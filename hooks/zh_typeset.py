@@ -8,6 +8,8 @@ On the HTML of each Chinese page, outside ``<pre>``, ``<code>``, ``<script>`` an
   between them (``<strong>标量。</strong> 每层``);
 * no white space stands between two Chinese characters (a wrapped source line, or a space around
   a tag: ``见 <a>残差</a> 一章`` → ``见<a>残差</a>一章``);
+* a number grouped with spaces (``2 099 712``, zh-style.md) keeps its groups on one line: the spaces
+  become narrow no-break spaces (U+202F);
 * an inline formula (or inline code without spaces) and the full-width punctuation that touches it are wrapped in
   ``<span class="rn-nobr">`` (``white-space: nowrap`` in site.css), so no line starts with "，"
   or "。" after a formula.
@@ -18,6 +20,8 @@ On the HTML of each Chinese page, outside ``<pre>``, ``<code>``, ``<script>`` an
 from __future__ import annotations
 
 import re
+
+from hooks import site_facts
 
 CJK = "\u2e80-\u2fff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 PUNCT = "，。；：、（）“”‘’！？《》〈〉【】「」『』—…～\u3000"
@@ -37,10 +41,15 @@ _MATH_PUNCT = re.compile(f"([{_OPEN}]*)(<math\\b(?:(?!</math>).)*</math>|<code\\
 _WIDE_PUNCT = re.compile(f'(<span class="rn-math-wide">(?:(?!</math>).)*</math>)</span>([{_CLOSE}]+)', re.S)
 
 
+_GROUPED = re.compile(r"(?<![\d.,])\d{1,3}(?: \d{3})+(?![\d]|[.,]\d)")
+_TEXT_NODE = re.compile(r"(?:^|(?<=>))[^<>]+")
+
+
 def _text(part: str) -> str:
     part = _AFTER_PUNCT.sub(r"\1\2", part)
     part = _BEFORE_PUNCT.sub(r"\1", part)
-    return _BETWEEN_CJK.sub(r"\1\2", part)
+    part = _BETWEEN_CJK.sub(r"\1\2", part)
+    return _TEXT_NODE.sub(lambda t: _GROUPED.sub(lambda m: m.group(0).replace(" ", "\u202f"), t.group(0)), part)
 
 
 def typeset(html: str) -> str:
@@ -98,9 +107,9 @@ def check(html: str) -> list[str]:
     return problems
 
 
-def _is_chinese(page) -> bool:
-    return not page.file.src_uri.startswith("en/")
+SCRIPT = "han"  # the languages whose extra.strings.script is this are typeset here
 
 
-def on_page_content(html: str, page, **kwargs) -> str:
-    return typeset(html) if _is_chinese(page) else html
+def on_page_content(html: str, page, config, **kwargs) -> str:
+    facts = site_facts.from_config(config)
+    return typeset(html) if facts.text(facts.lang_of(page.file.src_uri), "script") == SCRIPT else html

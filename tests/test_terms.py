@@ -74,3 +74,19 @@ def test_the_real_glossary_has_the_alias_column_with_the_d2l_terms():
         assert alias in text, f"docs/zh/glossary.md: the alias column lacks {alias}"
     en = (SITE.docs / "en" / "glossary.md").read_text(encoding="utf-8")
     assert en.count("| Other Chinese names |") == text.count("| 别名 / 其他译法 |") > 0
+
+
+def test_numbers_are_grouped_the_languages_way_and_only_in_prose(tmp_path):
+    """zh groups with a space, en with a comma (mkdocs.yml: digit_group); four digits stay whole."""
+    zh = ("# 页 { #top }\n\n共 2,099,712 个参数，1 347 张图片。\n\n32768 个分量；2 099 712 与 2048 都对。\n\n"
+          "代码 `x = 1,000,000` 和公式 \\( 10,000 \\) 不是正文。\n")
+    en = "# P { #top }\n\n2 099 712 parameters, 1,347 images, 2,099,712 and 2048 are right.\n"
+    docs, snippets = _tree(tmp_path, zh, en)
+    found = [f for f in terms.problems(docs, snippets) if "group" in f]
+    assert found == [
+        "docs/zh/p.md:3: '2,099,712' groups its digits with a comma; this language groups with a space (10 000)",
+        "docs/zh/p.md:3: '1 347' is grouped; four digits stay whole (1347)",
+        "docs/zh/p.md:5: '32768' is not grouped; from 10 000 up this language groups with a space",
+        "docs/en/p.md:3: '2 099 712' groups its digits with a space; this language groups with a comma (10,000)",
+        "docs/en/p.md:3: '1,347' is grouped; four digits stay whole (1347)",
+    ], found

@@ -6,7 +6,14 @@ name the two source articles 原文一 / 原文二 and Article 1 / Article 2, ne
 site about random seeds reads "seed" as a random seed), and neither do snippet files and their comments.
 
 The glossary's alias column ("别名 / 其他译法", "Other Chinese names") is where the variants are listed,
-so that column is not checked. ``python -m tools.terms`` prints every problem.
+so that column is not checked.
+
+One style of number grouping per language (zh-style.md): in a page's prose (code, math and link targets
+are not prose) a number from 10 000 up is grouped in threes with the language's ``extra.strings.digit_group``
+from mkdocs.yml (``2,099,712``; ``2 099 712``), and a four-digit number is not grouped (``1347``). The
+references page is bibliographic data and is not checked.
+
+``python -m tools.terms`` prints every problem.
 """
 
 from __future__ import annotations
@@ -16,7 +23,7 @@ import sys
 from pathlib import Path
 
 from hooks import site_facts
-from tools import sources
+from tools import numbers, sources
 
 _SITE = site_facts.load()
 
@@ -62,6 +69,35 @@ def _scan(text: str, name: str, patterns: dict[str, str], regex: bool) -> list[s
     return found
 
 
+_GROUPED = re.compile(r"(?<![\d.,])\d{1,3}(?:(?P<sep>[, \u00a0\u202f\u2009])\d{3})(?:(?P=sep)\d{3})*(?![\d]|[.,]\d)")
+_LONG = re.compile(r"(?<![\w.,\u00a0\u202f\u2009])\d{5,}(?![\w]|[.,]\d)")
+_SEPARATOR_NAMES = {",": "a comma", " ": "a space", "\u00a0": "a no-break space", "\u202f": "a narrow no-break space",
+                    "\u2009": "a thin space"}
+NOT_GROUPING_CHECKED = ("references.md",)
+
+
+def grouping(text: str, name: str, separator: str) -> list[str]:
+    """Numbers in prose not grouped the language's way: groups of three with its separator from
+    10 000 up, none below (``2048``, ``1347``: four digits stay whole, as in GB/T 15835 and Chicago)."""
+    masked, _ = numbers.mask(text)
+    sep_name = _SEPARATOR_NAMES.get(separator, repr(separator))
+    found = []
+
+    def report(m: re.Match, why: str) -> None:
+        found.append(f"{name}:{masked.count(chr(10), 0, m.start()) + 1}: {m.group(0)!r} {why}")
+
+    for m in _GROUPED.finditer(masked):
+        digits = re.sub(r"\D", "", m.group(0))
+        if len(digits) <= 4:
+            report(m, f"is grouped; four digits stay whole ({digits})")
+        elif m.group("sep") != separator:
+            report(m, f"groups its digits with {_SEPARATOR_NAMES[m.group('sep')]}; this language groups with"
+                      f" {sep_name} ({separator.join(['10', '000'])})")
+    for m in _LONG.finditer(masked):
+        report(m, f"is not grouped; from 10 000 up this language groups with {sep_name}")
+    return found
+
+
 def problems(docs: Path = _SITE.docs, snippets: Path = SNIPPETS) -> list[str]:
     found = []
     for lang in _SITE.languages:
@@ -75,6 +111,8 @@ def problems(docs: Path = _SITE.docs, snippets: Path = SNIPPETS) -> list[str]:
             name = f"docs/{lang}/{page}"
             found += _scan(text, name, _SITE.strings.get(lang, {}).get("banned_terms") or {}, regex=False)
             found += _scan(text, name, NAME_BANNED, regex=True)
+            if page not in NOT_GROUPING_CHECKED:
+                found += grouping(text, name, _SITE.text(lang, "digit_group"))
     for path in sorted(snippets.rglob("*.md")):
         rel = f"snippets/{path.relative_to(snippets).as_posix()}"
         for pat, use in NAME_BANNED.items():
