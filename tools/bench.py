@@ -12,7 +12,9 @@
 * Serve: in the same copy, ``mkdocs serve --strict``; the time from saving an edit of one snippet
   to the served page showing it (median of 3 edits), and the server's CPU seconds meanwhile.
 * Snippets: every block through ``tools.snippets.run`` (its default variant), wall clock.
-* Page weight: the HTML file, and in headless Chromium with an empty cache the bytes of every
+* Page weight: the HTML file, raw and gzip (the target is on gzip, what a reader downloads from a
+  host that compresses, as GitHub Pages does; the raw size counts highlighted code many times over:
+  Pygments wraps every token in a span), and in headless Chromium with an empty cache the bytes of every
   response the page loads (web workers included); the site is served uncompressed, so this is an
   upper bound, and the gzip size of the same responses is shown as what a CDN would transfer.
 * Math: for the page with the most formulas, the time from navigation start until every
@@ -49,7 +51,7 @@ from tools.build import build, copy_project
 KB = 1024
 
 TARGETS = {
-    "warm": 4.0, "serve": 3.0, "snippets": 120.0, "html": 150 * KB, "html_notebook": 400 * KB,
+    "warm": 4.0, "serve": 3.0, "snippets": 120.0, "html_gzip": 64 * KB, "html_notebook_gzip": 96 * KB,
     "math": 1.0, "math_readable": 0.05, "first_visit_gzip": 250 * KB, "phone_width": 390,
 }
 
@@ -224,7 +226,7 @@ async def bench_browser(site_dir: Path) -> dict:
     math_counts = {}
     for rel, _ in paths:
         text = (site_dir / rel / "index.html").read_text(encoding="utf-8")
-        html[rel] = len(text.encode())
+        html[rel] = (len(text.encode()), len(gzip.compress(text.encode(), 6)))
         math_counts[rel] = text.count("<math")
     heaviest_math = max(math_counts, key=math_counts.get)
     out: dict = {"html": html, "math_counts": math_counts, "heaviest_math": heaviest_math}
@@ -307,21 +309,22 @@ def main(argv: list[str] | None = None) -> int:
 
     if browser:
         print("\nPage weights (HTML alone; everything the page loads with an empty cache, raw / gzip)")
-        print(f"  {'page':44} {'HTML':>9} {'loaded':>10} {'gzip':>9} {'requests':>8} {'math':>5}")
+        print(f"  {'page':44} {'HTML':>9} {'HTML gz':>9} {'loaded':>10} {'gzip':>9} {'requests':>8} {'math':>5}")
         worst = {"page": 0, "notebook": 0}
         for rel, src in page_paths():
             load = browser["loads"][rel]
             is_nb = src.endswith(".ipynb")
-            limit = TARGETS["html_notebook" if is_nb else "html"]
-            size = browser["html"][rel]
-            worst["notebook" if is_nb else "page"] = max(worst["notebook" if is_nb else "page"], size)
-            flag = "" if size <= limit else "  OVER"
-            print(f"  /{rel:43} {_kb(size):>9} {_kb(load['raw']):>10} {_kb(load['gzip']):>9} {load['requests']:>8}"
+            limit = TARGETS["html_notebook_gzip" if is_nb else "html_gzip"]
+            size, packed = browser["html"][rel]
+            worst["notebook" if is_nb else "page"] = max(worst["notebook" if is_nb else "page"], packed)
+            flag = "" if packed <= limit else "  OVER"
+            print(f"  /{rel:43} {_kb(size):>9} {_kb(packed):>9} {_kb(load['raw']):>10} {_kb(load['gzip']):>9} {load['requests']:>8}"
                   f" {browser['math_counts'][rel]:>5}{flag}")
-        rows.append(("largest page HTML", _kb(worst["page"]), f"≤ {_kb(TARGETS['html'])}", worst["page"] <= TARGETS["html"]))
+        rows.append(("largest page HTML, gzip", _kb(worst["page"]), f"≤ {_kb(TARGETS['html_gzip'])}",
+                     worst["page"] <= TARGETS["html_gzip"]))
         if has_notebooks:
-            rows.append(("largest notebook page HTML", _kb(worst["notebook"]), f"≤ {_kb(TARGETS['html_notebook'])}",
-                         worst["notebook"] <= TARGETS["html_notebook"]))
+            rows.append(("largest notebook page HTML, gzip", _kb(worst["notebook"]),
+                         f"≤ {_kb(TARGETS['html_notebook_gzip'])}", worst["notebook"] <= TARGETS["html_notebook_gzip"]))
         widest = max(browser["phones"], key=lambda rel: browser["phones"][rel]["width"])
         phone_width = browser["phones"][widest]["width"]
         rows.append((f"widest page on a 390 px phone (/{widest})", f"{phone_width} px",
