@@ -18,7 +18,8 @@ This hook does that one job: notebook pages that work with mkdocs-static-i18n an
   mermaid) and its own copy buttons. The page keeps only the cells: code cells become the same
   ``highlight`` blocks as on chapter pages (Material's copy button, colours and dark mode), text
   outputs become ``text`` blocks, and headings get the chapter page's ids. Search skips notebook
-  pages: the chapter shows the same code, with its explanation.
+  pages: the chapter shows the same code, with its explanation. Figure outputs become images of
+  the site's figure files in ``hooks/notebook_figures.py``.
 * ``page.notebook`` tells ``overrides/partials/content.html`` which links to show: on a chapter,
   its notebook and the .ipynb download; on a notebook, the download and the chapter.
 

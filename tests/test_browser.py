@@ -36,7 +36,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from hooks import site_facts
+from hooks import notebook_figures, site_facts
 from tools import notebooks, snippets, sources
 from tools.browser import CHROMIUM, CHROMIUM_ARGS, NO_CHROMIUM, browser_decision, serve_published
 
@@ -664,6 +664,7 @@ READER_JS = r"""async () => {
     out.figures.push({src: img.src.split("/").pop(), texts: sizes.length, width: img.getBoundingClientRect().width,
                       minPx: sizes.length ? Math.min(...sizes) * img.getBoundingClientRect().width / viewWidth : null,
                       background: getComputedStyle(img).backgroundColor, filter: getComputedStyle(img).filter,
+                      loaded: img.complete && img.naturalWidth > 0, alt: img.alt,
                       lang: [...svg.querySelectorAll("text")].map(t => t.textContent).join(" ")});
   }
   return out;
@@ -761,9 +762,10 @@ def test_reader_output_label_does_not_cover_the_output(reader, sp, width):
         + "\n".join(f["labelOverlaps"])
 
 
-@pytest.mark.parametrize("sp,width", _MD_BY_WIDTH)
+@pytest.mark.parametrize("sp,width", _BY_WIDTH)
 def test_reader_figure_text_is_readable_and_in_the_page_language(reader, sp, width):
-    """Figures: text as drawn is at least 11 px, and a Chinese page's figures are labelled in Chinese."""
+    """Figures (chapters and notebooks): text as drawn is at least 11 px, and a Chinese page's
+    figures are labelled in Chinese."""
     f = _seen(reader, sp, width)
     problems = []
     for fig in f["figures"]:
@@ -774,6 +776,30 @@ def test_reader_figure_text_is_readable_and_in_the_page_language(reader, sp, wid
         chinese = bool(re.search(r"[\u4e00-\u9fff]", fig["lang"]))
         if chinese != (SITE.text(sp.lang, "script") == "han"):
             problems.append(f"{fig['src']}: labels {'in Chinese' if chinese else 'not in Chinese'} on a {sp.lang} page")
+    assert not problems, f"/{sp.path} at {WIDTHS[width]} px:\n" + "\n".join(problems)
+
+
+def _drawn(sp: SitePage) -> list[str]:
+    """The figure files a notebook's code cells draw (their SVG outputs name them), in order."""
+    import json
+
+    nb = json.loads((SITE.docs / sp.lang / sp.src).read_text(encoding="utf-8"))
+    return [str(notebook_figures.figure_name(o)) for _, _, o in notebook_figures.svg_outputs(nb)]
+
+
+_NOTEBOOKS_BY_WIDTH = [p for p in _BY_WIDTH if p.values[0].src.endswith(".ipynb")]
+
+
+@pytest.mark.parametrize("sp,width", _NOTEBOOKS_BY_WIDTH)
+def test_reader_notebook_page_shows_the_figures_its_code_draws(reader, sp, width):
+    """Notebook pages: each figure a code cell draws is shown, loaded from the site's figure file
+    (the chapter's), with an alt text."""
+    f = _seen(reader, sp, width)
+    shown = [fig["src"] for fig in f["figures"]]
+    assert shown == _drawn(sp), f"/{sp.path} at {WIDTHS[width]} px shows {shown}, its code draws {_drawn(sp)}"
+    problems = [f"{fig['src']}: " + ("not loaded" if not fig["loaded"] else "no alt text" if not fig["alt"].strip()
+                                     else f"{fig['width']:.0f} px wide")
+                for fig in f["figures"] if not fig["loaded"] or not fig["alt"].strip() or fig["width"] < 100]
     assert not problems, f"/{sp.path} at {WIDTHS[width]} px:\n" + "\n".join(problems)
 
 
@@ -919,6 +945,52 @@ def reader_hands(built_site) -> dict:
 
     with serve_published(built_site) as base:
         return _run_async(run(base))
+
+
+# one notebook page with figures per language: a figure opens full size and is inverted in dark mode
+NOTEBOOK_FIGURE_PAGES = [next(sp for sp in PAGES if sp.lang == lang and sp.src.endswith(".ipynb") and _drawn(sp))
+                         for lang in SITE.languages]
+
+
+@pytest.fixture(scope="session")
+def notebook_figures_seen(built_site) -> dict:
+    from playwright.async_api import async_playwright
+
+    async def run(base):
+        out = {}
+        async with async_playwright() as p:
+            browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            page = await browser.new_page(viewport={"width": 1400, "height": 900}, service_workers="block")
+            for sp in NOTEBOOK_FIGURE_PAGES:
+                await page.goto(base + sp.path, wait_until="load")
+                figure = page.locator('article img[src*="/figures/"]').first
+                facts = {"figureSrc": await figure.get_attribute("src")}
+                await figure.click()
+                with contextlib.suppress(Exception):
+                    await page.wait_for_selector(".glightbox-container .gslide-image img", timeout=5000)
+                facts["lightbox"] = await page.evaluate(
+                    "[...document.querySelectorAll('.glightbox-container .gslide-image img')].map(i => i.src)")
+                await page.keyboard.press("Escape")
+                await page.wait_for_timeout(400)
+                await page.evaluate(PALETTE_JS, "dark")
+                facts["darkFilters"] = await page.evaluate(
+                    "[...document.querySelectorAll('article img[src*=\"/figures/\"]')].map(i => getComputedStyle(i).filter)")
+                await page.evaluate(PALETTE_JS, "light")
+                out[sp] = facts
+            await browser.close()
+        return out
+
+    with serve_published(built_site) as base:
+        return _run_async(run(base))
+
+
+@pytest.mark.parametrize("sp", NOTEBOOK_FIGURE_PAGES, ids=[p.id for p in NOTEBOOK_FIGURE_PAGES])
+def test_reader_notebook_figure_opens_full_size_and_is_no_white_card_in_dark_mode(notebook_figures_seen, sp):
+    f = notebook_figures_seen[sp]
+    name = f["figureSrc"].rsplit("/", 1)[-1]
+    assert any(src.endswith(name) for src in f["lightbox"]), f"/{sp.path}: clicking {name} opened {f['lightbox']}"
+    assert len(f["darkFilters"]) == len(_drawn(sp)) and all("invert" in x for x in f["darkFilters"]), \
+        f"/{sp.path}: figures in dark mode have filters {f['darkFilters']}"
 
 
 @pytest.mark.parametrize("sp", INTERACT_PAGES, ids=[p.id for p in INTERACT_PAGES])

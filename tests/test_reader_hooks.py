@@ -124,7 +124,7 @@ def test_built_search_index_holds_no_code_or_math(built_site):
 
 # --------------------------------------------------------------------------- notebook pages (tools/notebooks.py)
 
-from hooks import site_facts  # noqa: E402
+from hooks import notebook_figures, site_facts  # noqa: E402
 from tools import notebooks  # noqa: E402
 
 SITE = site_facts.load()
@@ -150,6 +150,7 @@ def test_notebook_reads_as_the_chapters_notebook_with_its_figures(lang, slug):
     assert len(drawn) == len(shown), f"{slug} ({lang}): the page shows {shown}, the notebook {len(drawn)} figures"
     for output, name in zip(drawn, shown):
         assert output.data["image/svg+xml"] == (SITE.docs / "assets" / "figures" / name).read_text(encoding="utf-8")
+        assert notebook_figures.figure_name(output) == name, f"{slug} ({lang}): the output of {name} does not name it"
 
 
 def test_a_heading_without_code_under_it_is_left_out():

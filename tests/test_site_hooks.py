@@ -4,6 +4,8 @@
   own pages, and every page's Material ``base`` is its language's root (so it loads that index).
 * Shared assets (``hooks/shared_assets.py``): every asset a page links to resolves to a built file.
 * Notebook pages (``hooks/notebooks.py``): each notebook is a rendered page, not raw JSON.
+* Notebook figures (``hooks/notebook_figures.py``): each figure output is an ``<img>`` of the built
+  figure file it names; an output that matches no figure file fails the build, naming it.
 
 Each check runs on the real build, and on a build with those hooks removed, where it must fail.
 The hooks' upstream assumptions (private or undocumented details of Material, mkdocs-static-i18n,
@@ -31,7 +33,8 @@ INDEX = "search/search_index.json"
 
 
 CHECKS = {"search per language": checks.search_problems, "Material's base per language": checks.base_problems,
-          "shared assets": checks.shared_asset_problems, "notebook pages": checks.notebook_page_problems}
+          "shared assets": checks.shared_asset_problems, "notebook pages": checks.notebook_page_problems,
+          "notebook figures": checks.notebook_figure_problems}
 
 
 @pytest.mark.parametrize("name", CHECKS)
@@ -48,11 +51,11 @@ def test_the_default_index_holds_only_default_language_pages(built_site):
 
 @pytest.fixture(scope="module")
 def site_without_hooks(tmp_path_factory) -> Path:
-    """The site built (not strict: the missing assets are warnings) without the three hooks."""
+    """The site built (not strict: the missing assets are warnings) without the hooks checked below."""
     tmp = tmp_path_factory.mktemp("no-hooks")
     config = copy_project(tmp / "project")
     text = config.read_text(encoding="utf-8")
-    for hook in ("hooks/search_per_language.py", "hooks/shared_assets.py"):
+    for hook in ("hooks/search_per_language.py", "hooks/shared_assets.py", "hooks/notebook_figures.py"):
         assert f"  - {hook}" in text, f"mkdocs.yml no longer lists {hook}"
         text = re.sub(rf"^  - {re.escape(hook)}.*\n", "", text, flags=re.M)
     config.write_text(text, encoding="utf-8")
@@ -62,7 +65,8 @@ def site_without_hooks(tmp_path_factory) -> Path:
     return tmp / "site"
 
 
-@pytest.mark.parametrize("name", ["search per language", "Material's base per language", "shared assets"])
+@pytest.mark.parametrize("name", ["search per language", "Material's base per language", "shared assets",
+                                  "notebook figures"])
 def test_disabling_the_hook_is_caught(site_without_hooks, name):
     assert CHECKS[name](site_without_hooks), f"the check of {name} passes on a site built without its hook"
 
@@ -131,7 +135,6 @@ def test_a_notebook_that_is_no_page_after_i18n_fails():
 def _render(tmp_path: Path) -> tuple[str, dict, SimpleNamespace]:
     """A two-cell notebook through mkdocs-jupyter's own converter (the real nbconvert markup)."""
     import nbformat
-    from mkdocs_jupyter import convert
 
     from hooks import notebooks
 
@@ -141,10 +144,16 @@ def _render(tmp_path: Path) -> tuple[str, dict, SimpleNamespace]:
     path = tmp_path / "x.ipynb"
     nbformat.write(nb, path)
     page = SimpleNamespace(file=SimpleNamespace(src_uri="notebooks/x.ipynb"), url="notebooks/x/", toc=None)
-    html = convert.nb2html(str(path), execute=False, allow_errors=True, show_input=True, no_input=False,
+    return _convert(path), notebooks.cell_counts(json.loads(path.read_text())), page
+
+
+def _convert(path: Path) -> str:
+    """A notebook's HTML as mkdocs-jupyter's own converter makes it (the real nbconvert markup)."""
+    from mkdocs_jupyter import convert
+
+    return convert.nb2html(str(path), execute=False, allow_errors=True, show_input=True, no_input=False,
                            no_prompt=False, remove_tag_config={}, highlight_extra_classes="",
                            include_requirejs=False, custom_mathjax_url="", kernel_name="", theme="")
-    return html, notebooks.cell_counts(json.loads(path.read_text())), page
 
 
 def test_nbconvert_markup_is_what_the_notebook_hook_rewrites(tmp_path):
@@ -176,6 +185,80 @@ def test_a_page_mkdocs_jupyter_did_not_convert_fails():
     page = SimpleNamespace(file=SimpleNamespace(src_uri=f"{SITE.default}/notebooks/x.ipynb"), meta={})
     with pytest.raises(PluginError, match="not converted by mkdocs-jupyter"):
         notebooks.on_page_content('{"cells": []}', page=page, config=_config(), files=None)
+
+
+# --------------------------------------------------------------------------- notebook figures
+
+FIGURES = SITE.docs / "assets" / "figures"
+NOTEBOOK = f"docs/{SITE.default}/notebooks/x.ipynb"
+
+
+def _figure(lang: str) -> Path:
+    return next(p for p in sorted(FIGURES.glob(f"*.{lang}.svg")))
+
+
+def _figure_page(tmp_path: Path, svg: str, name: str | None, alt: str = "the figure") -> tuple[str, dict]:
+    """A notebook whose one code cell draws a figure, rendered by mkdocs-jupyter's converter."""
+    import nbformat
+
+    from hooks import notebook_figures
+
+    output = nbformat.v4.new_output("display_data", data={"image/svg+xml": svg, "text/plain": alt},
+                                    metadata=notebook_figures.output_metadata(name) if name else {})
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("# Title"),
+                nbformat.v4.new_code_cell("draw()", id="code-draw", outputs=[output])]
+    path = tmp_path / "x.ipynb"
+    nbformat.write(nb, path)
+    return _convert(path), json.loads(path.read_text(encoding="utf-8"))
+
+
+def _to_asset(name: str) -> str:
+    return f"../../assets/figures/{name}"
+
+
+def test_a_notebook_figure_becomes_an_img_of_its_file(tmp_path):
+    from hooks import notebook_figures
+
+    figure = _figure(SITE.default)
+    html, nb = _figure_page(tmp_path, figure.read_text(encoding="utf-8"), figure.name, alt="a <b> & c")
+    assert "data:image/svg+xml;base64," in html, "mkdocs-jupyter no longer embeds the SVG as base64"
+    out = notebook_figures.show_figures(html, nb, NOTEBOOK, SITE.default, FIGURES, _to_asset)
+    assert f'<img alt="a &lt;b&gt; &amp; c" class="figure" src="../../assets/figures/{figure.name}"></div>' in out
+    embedded = "data:image/svg+xml;base64,"
+    assert out.count(embedded) == html.count(embedded) - 1, "the figure is still embedded"  # nbconvert's CSS has icons
+
+
+def _failure_cases():
+    own, other = _figure(SITE.default), _figure(SITE.others[0])
+    text = own.read_text(encoding="utf-8")
+    expected = f"docs/assets/figures/{own.name}"
+    return {  # case -> (svg, name, url, markup edit, alt, what the message must say)
+        "content differs": (text.replace("</svg>", "<g/></svg>"), own.name, _to_asset, None, "alt",
+                            f"cell 2 (code-draw): its figure output differs from {expected}"),
+        "names no file": (text, None, _to_asset, None, "alt", "cell 2 (code-draw): a figure output that names no file"),
+        "no such file": (text, f"missing.{SITE.default}.svg", _to_asset, None, "alt",
+                         f"docs/assets/figures/missing.{SITE.default}.svg, which does not exist"),
+        "other language": (other.read_text(encoding="utf-8"), other.name, _to_asset, None, "alt",
+                           f"shows docs/assets/figures/{other.name}, not a figure of the page's language"),
+        "not in the build": (text, own.name, lambda name: None, None, "alt", f"{expected} is not part of the build"),
+        "no alt text": (text, own.name, _to_asset, None, " ", f"for {expected} has no text/plain"),
+        "markup changed": (text, own.name, _to_asset, ("jp-RenderedSVG", "jp-SVG"), "alt", "jp-RenderedSVG"),
+    }
+
+
+@pytest.mark.parametrize("case", list(_failure_cases()))
+def test_a_notebook_figure_that_matches_no_figure_file_fails_the_build(tmp_path, case):
+    """Never silently kept or dropped: PluginError naming the notebook, the cell and the file."""
+    from hooks import notebook_figures
+
+    svg, name, url, edit, alt, message = _failure_cases()[case]
+    html, nb = _figure_page(tmp_path, svg, name, alt=alt)
+    if edit:
+        html = html.replace(*edit)
+    with pytest.raises(PluginError, match=re.escape(message)) as failure:
+        notebook_figures.show_figures(html, nb, NOTEBOOK, SITE.default, FIGURES, url)
+    assert NOTEBOOK in str(failure.value)
 
 
 # --------------------------------------------------------------------------- template copies

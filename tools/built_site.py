@@ -1,7 +1,7 @@
 """Checks of a built site that hold for every language: each language's search index holds only
 its pages, Material's ``base`` of each page is its language's root, every ``assets/…`` link
-resolves, every notebook is a rendered page, every page is built and declares every language as an
-alternate. Each returns the problems found, naming the page (empty: all good)."""
+resolves, every notebook is a rendered page whose figures are images of the site's figure files,
+every page is built and declares every language as an alternate. Each returns the problems found, naming the page (empty: all good)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from urllib.parse import urljoin
 
-from hooks import site_facts
+from hooks import notebook_figures, site_facts
 from tools import sources
 
 INDEX = "search/search_index.json"
@@ -98,6 +98,45 @@ def notebook_page_problems(site: Path, facts: site_facts.Facts | None = None) ->
     return found
 
 
+
+_FIGURE_OUTPUT = re.compile(r'<div class="jp-RenderedSVG[^"]*"[^>]*>(.*?)</div>', re.S)
+_IMG = re.compile(r"<img\b([^>]*)>")
+_ATTR = re.compile(r'([\w-]+)="([^"]*)"')
+
+
+def notebook_figure_problems(site: Path, facts: site_facts.Facts | None = None) -> list[str]:
+    """Each figure output of every notebook is, on its page, one ``<img>`` with an alt text whose
+    source is the built copy of the figure file the output names (the chapter's URL); no figure
+    is embedded in a notebook page."""
+    facts = facts or site_facts.load()
+    found = []
+    for lang in facts.languages:
+        for nb in sorted((facts.docs / lang / "notebooks").glob("*.ipynb")):
+            page = site / facts.url_of(lang, f"notebooks/{nb.name}") / "index.html"
+            if not page.exists():
+                continue  # notebook_page_problems names it
+            rel, text = page.relative_to(site), page.read_text(encoding="utf-8")
+            names = [notebook_figures.figure_name(o) for _, _, o in
+                     notebook_figures.svg_outputs(json.loads(nb.read_text(encoding="utf-8")))]
+            shown = _FIGURE_OUTPUT.findall(text)
+            if "data:image/" in text:
+                found.append(f"{rel}: embeds an image as a data: URL")
+            if len(shown) != len(names):
+                found.append(f"{rel}: {len(shown)} figure outputs, docs/{lang}/notebooks/{nb.name} has {len(names)}")
+            for name, inner in zip(names, shown):
+                images = [dict(_ATTR.findall(attrs)) for attrs in _IMG.findall(inner)]
+                if len(images) != 1:
+                    found.append(f"{rel}: the output of {name} holds {len(images)} <img>, not one")
+                    continue
+                img, want = images[0], site / notebook_figures.FIGURES / str(name)
+                target = (page.parent / img.get("src", "")).resolve()
+                if target != want.resolve() or not target.is_file():
+                    found.append(f"{rel}: the figure {name} shows {img.get('src')!r}, not the built {want.relative_to(site)}")
+                elif target.read_bytes() != (facts.docs / notebook_figures.FIGURES / str(name)).read_bytes():
+                    found.append(f"{rel}: {want.relative_to(site)} differs from docs/{notebook_figures.FIGURES}/{name}")
+                if not img.get("alt", "").strip():
+                    found.append(f"{rel}: the figure {name} has no alt text")
+    return found
 
 
 _SITEMAP_URL = re.compile(r"<loc>([^<]+)</loc>(.*?)</url>", re.S)

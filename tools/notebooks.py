@@ -6,7 +6,8 @@ snippet) gets ``docs/<lang>/notebooks/<slug>.ipynb``, titled as that chapter's n
 code under them as markdown cells, in the page's language (a heading with no code under it would
 be an empty section), and each snippet the page includes as a code cell, with the snippet's verified
 output stored as the cell's stdout and the figure it draws (the page's language's SVG, shown on the
-page right after the snippet) as the cell's display output. Code and outputs come from
+page right after the snippet) as the cell's display output, which names that file in its metadata
+(the site shows the file there, ``hooks/notebook_figures.py``). Code and outputs come from
 ``snippets/`` and headings from the page, so a notebook is a function of files that are already
 checked; the tests regenerate every notebook in memory and compare it with the committed one.
 
@@ -28,7 +29,7 @@ from pathlib import Path
 
 import nbformat
 
-from hooks import site_facts
+from hooks import notebook_figures, site_facts
 from tools import snippets, sources
 
 ROOT = site_facts.ROOT
@@ -126,7 +127,8 @@ def _figure_output(figure: Figure, where: str):
     if not path.is_file():
         raise FileNotFoundError(f"{where} shows {figure.name}, but docs/assets/figures/{figure.name} does not exist")
     return nbformat.v4.new_output("display_data", data={"image/svg+xml": path.read_text(encoding="utf-8"),
-                                                        "text/plain": figure.alt})
+                                                        "text/plain": figure.alt},
+                                  metadata=notebook_figures.output_metadata(figure.name))
 
 
 def build(lang: str, slug: str, docs: Path | None = None, snippet_dir: Path = snippets.SNIPPETS):

@@ -1,0 +1,135 @@
+"""Figures on notebook pages shown from the site's figure files, not embedded in the HTML.
+
+A notebook's figure output (``image/svg+xml``, written by ``tools/notebooks.py``) is the very SVG
+its chapter shows from ``docs/assets/figures/<name>``; nbconvert embeds it in the page twice as
+base64 (the ``<img>`` and, after mkdocs-glightbox, its link), most of a notebook page's bytes. Each
+such output becomes ``<img class="figure">`` pointing at that file (the chapter's URL, so the
+browser's cache serves it; dark mode and the full-size view as on the chapter), with the output's
+``text/plain`` as its alt text. The downloadable ``.ipynb`` keeps its embedded outputs.
+
+The output names its file in its metadata (:func:`output_metadata`). The mapping is checked on
+every build, and anything else is a ``PluginError`` naming the notebook, the cell and the file: an
+output that names no file, a file of another language, a missing file, an SVG that differs from the
+file (decoded from the page itself), a file absent from the build, an empty alt text.
+
+Upstream detail relied on: nbconvert renders an SVG output as ``<div class="jp-RenderedSVG
+jp-OutputArea-output"><img src="data:image/svg+xml;base64,…"></div>``; the count must equal the
+notebook's SVG outputs (tested on mkdocs-jupyter's own converter in ``tests/test_site_hooks.py``).
+Runs before mkdocs-glightbox's ``on_page_content`` (priority 0), which then links the new image.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import html
+import json
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path, PurePosixPath
+
+from mkdocs import plugins
+from mkdocs.exceptions import PluginError
+
+try:
+    from hooks import site_facts
+except ImportError:  # MkDocs loads a hook by its path, with hooks/ on sys.path
+    import site_facts
+
+KEY = "residual_notes"  # the output metadata this site writes
+SVG = "image/svg+xml"
+FIGURES = "assets/figures"  # under docs/, published at the same path
+_OUTPUT = re.compile(r'(?P<open><div class="jp-RenderedSVG jp-OutputArea-output[^"]*"[^>]*>)\s*'
+                     r'<img\b[^>]*?\ssrc="data:image/svg\+xml;base64,(?P<data>[^"]*)"[^>]*>\s*</div>', re.S)
+
+
+def output_metadata(name: str) -> dict:
+    """Metadata of a figure output drawn from ``docs/assets/figures/<name>``."""
+    return {KEY: {"figure": name}}
+
+
+def _text(value) -> str:
+    return "".join(value) if isinstance(value, list) else (value or "")
+
+
+def svg_outputs(nb: dict) -> Iterator[tuple[int, str, dict]]:
+    """(cell number from 1, cell id, output) of every SVG output, in page order."""
+    for n, cell in enumerate(nb.get("cells", []), 1):
+        for output in cell.get("outputs", []) if cell.get("cell_type") == "code" else []:
+            if SVG in output.get("data", {}):
+                yield n, cell.get("id", "?"), output
+
+
+def figure_name(output: dict) -> str | None:
+    return ((output.get("metadata") or {}).get(KEY) or {}).get("figure")
+
+
+def _first_difference(a: str, b: str) -> str:
+    for k, (x, y) in enumerate(zip(a.splitlines(), b.splitlines()), 1):
+        if x != y:
+            return f"line {k}: {x[:80]!r} in the page, {y[:80]!r} in the file"
+    return f"lengths {len(a)} and {len(b)} characters"
+
+
+def show_figures(content: str, nb: dict, notebook: str, lang: str, figures: Path,
+                 url: Callable[[str], str | None]) -> str:
+    """``content`` with each SVG output of ``nb`` an ``<img>`` of its figure file.
+
+    ``figures`` is docs/assets/figures; ``url(name)`` is the page-relative URL of a built figure
+    file, or None when the build has no such file."""
+    wanted = list(svg_outputs(nb))
+    found = list(_OUTPUT.finditer(content))
+    where = f"hooks/notebook_figures.py: {notebook}"
+    if len(found) != len(wanted):
+        raise PluginError(f"{where}: {len(wanted)} SVG outputs in the notebook but {len(found)} nbconvert figures "
+                          '<div class="jp-RenderedSVG jp-OutputArea-output"><img src="data:image/svg+xml;base64,…">: '
+                          "nbconvert's markup changed")
+    images = []
+    for (n, cell_id, output), m in zip(wanted, found):
+        name = figure_name(output)
+        cell = f"{where}, cell {n} ({cell_id})"
+        fix = "run `python -m tools.notebooks write` (or `./run refresh`)"
+        if not name:
+            raise PluginError(f"{cell}: a figure output that names no file (output metadata {KEY}.figure, "
+                              f"a file of docs/{FIGURES}/): {fix}")
+        expected = f"docs/{FIGURES}/{name}"
+        tag = PurePosixPath(name).suffixes[-2:-1]
+        if tag != [f".{lang}"]:
+            raise PluginError(f"{cell}: shows {expected}, not a figure of the page's language ({lang}): "
+                              f"expected a name ending in .{lang}.svg; {fix}")
+        path = figures / name
+        if not path.is_file():
+            raise PluginError(f"{cell}: its figure output names {expected}, which does not exist: {fix}")
+        try:
+            drawn = base64.b64decode(m["data"], validate=True).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError) as err:
+            raise PluginError(f"{cell}: the embedded figure (expected {expected}) is no base64 UTF-8 SVG: {err}") from None
+        committed = path.read_text(encoding="utf-8")
+        if drawn != committed:
+            raise PluginError(f"{cell}: its figure output differs from {expected} "
+                              f"({_first_difference(drawn, committed)}): {fix}")
+        src = url(name)
+        if src is None:
+            raise PluginError(f"{cell}: {expected} is not part of the build (hooks/shared_assets.py publishes "
+                              f"docs/{FIGURES}/ in every language)")
+        alt = _text(output["data"].get("text/plain")).strip()
+        if not alt:
+            raise PluginError(f"{cell}: the figure output for {expected} has no text/plain to serve as alt text: {fix}")
+        images.append(f'{m["open"]}<img alt="{html.escape(alt)}" class="figure" src="{html.escape(src)}"></div>')
+    pieces = iter(images)
+    return _OUTPUT.sub(lambda m: next(pieces), content)
+
+
+@plugins.event_priority(50)  # before mkdocs-glightbox (0) links every <img> to its full size
+def on_page_content(content, page, config, files):
+    if not page.file.src_uri.endswith(".ipynb"):
+        return content
+    facts = site_facts.from_config(config)
+    nb = json.loads(Path(page.file.abs_src_path).read_text(encoding="utf-8"))
+
+    def url(name: str) -> str | None:
+        built = files.get_file_from_path(f"{FIGURES}/{name}")
+        return built.url_relative_to(page.file) if built else None
+
+    return show_figures(content, nb, f"docs/{page.file.src_uri}", facts.lang_of(page.file.src_uri),
+                        facts.docs / FIGURES, url)
