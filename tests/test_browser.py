@@ -923,19 +923,7 @@ def reader_hands(built_site) -> dict:
                 await block.locator('button[data-md-type="copy"]').click()
                 facts["stdoutCopied"] = await page.evaluate("navigator.clipboard.readText()")
                 facts["stdoutText"] = await block.locator("code").inner_text()
-                figure = page.locator('article img[src*="/figures/"]').first
-                facts["figureSrc"] = await figure.get_attribute("src")
-                await figure.click()
-                with contextlib.suppress(Exception):
-                    await page.wait_for_selector(".glightbox-container .gslide-image img", timeout=5000)
-                facts["lightbox"] = await page.evaluate(
-                    "[...document.querySelectorAll('.glightbox-container .gslide-image img')].map(i => i.src)")
-                await page.keyboard.press("Escape")
-                await page.wait_for_timeout(400)
-                await page.evaluate(PALETTE_JS, "dark")
-                facts["darkFilters"] = await page.evaluate(
-                    "[...document.querySelectorAll('article img[src*=\"/figures/\"]')].map(i => getComputedStyle(i).filter)")
-                await page.evaluate(PALETTE_JS, "light")
+                facts.update(await _figure_facts(page))
                 # Material's per-language sitemap.xml fetches 404 (see _alternate_sitemap): the known one
                 facts["errors"] = [e for e in errors if not _alternate_sitemap(e, Visit(base, {}, {}, [], 0), sp)]
                 out[sp] = facts
@@ -945,6 +933,24 @@ def reader_hands(built_site) -> dict:
 
     with serve_published(built_site) as base:
         return _run_async(run(base))
+
+
+async def _figure_facts(page) -> dict:
+    """The page's first figure clicked open (lightbox sources), then every figure's filter in dark mode."""
+    figure = page.locator('article img[src*="/figures/"]').first
+    facts = {"figureSrc": await figure.get_attribute("src")}
+    await figure.click()
+    with contextlib.suppress(Exception):
+        await page.wait_for_selector(".glightbox-container .gslide-image img", timeout=5000)
+    facts["lightbox"] = await page.evaluate(
+        "[...document.querySelectorAll('.glightbox-container .gslide-image img')].map(i => i.src)")
+    await page.keyboard.press("Escape")
+    await page.wait_for_timeout(400)
+    await page.evaluate(PALETTE_JS, "dark")
+    facts["darkFilters"] = await page.evaluate(
+        "[...document.querySelectorAll('article img[src*=\"/figures/\"]')].map(i => getComputedStyle(i).filter)")
+    await page.evaluate(PALETTE_JS, "light")
+    return facts
 
 
 # one notebook page with figures per language: a figure opens full size and is inverted in dark mode
@@ -963,20 +969,7 @@ def notebook_figures_seen(built_site) -> dict:
             page = await browser.new_page(viewport={"width": 1400, "height": 900}, service_workers="block")
             for sp in NOTEBOOK_FIGURE_PAGES:
                 await page.goto(base + sp.path, wait_until="load")
-                figure = page.locator('article img[src*="/figures/"]').first
-                facts = {"figureSrc": await figure.get_attribute("src")}
-                await figure.click()
-                with contextlib.suppress(Exception):
-                    await page.wait_for_selector(".glightbox-container .gslide-image img", timeout=5000)
-                facts["lightbox"] = await page.evaluate(
-                    "[...document.querySelectorAll('.glightbox-container .gslide-image img')].map(i => i.src)")
-                await page.keyboard.press("Escape")
-                await page.wait_for_timeout(400)
-                await page.evaluate(PALETTE_JS, "dark")
-                facts["darkFilters"] = await page.evaluate(
-                    "[...document.querySelectorAll('article img[src*=\"/figures/\"]')].map(i => getComputedStyle(i).filter)")
-                await page.evaluate(PALETTE_JS, "light")
-                out[sp] = facts
+                out[sp] = await _figure_facts(page)
             await browser.close()
         return out
 

@@ -80,21 +80,26 @@ def shared_asset_problems(site: Path, facts: site_facts.Facts | None = None) -> 
     return found
 
 
+def _notebook_pages(site: Path, facts: site_facts.Facts):
+    """(language, committed .ipynb, the built page it should be) for every notebook."""
+    for lang in facts.languages:
+        for nb in sorted((facts.docs / lang / "notebooks").glob("*.ipynb")):
+            yield lang, nb, site / facts.url_of(lang, f"notebooks/{nb.name}") / "index.html"
+
+
 def notebook_page_problems(site: Path, facts: site_facts.Facts | None = None) -> list[str]:
     """Every notebook is a rendered page with its code blocks, and its .ipynb sits beside it."""
     facts = facts or site_facts.load()
     found = []
-    for lang in facts.languages:
-        for nb in sorted((facts.docs / lang / "notebooks").glob("*.ipynb")):
-            page = site / facts.url_of(lang, f"notebooks/{nb.name}") / "index.html"
-            if not page.exists():
-                found.append(f"docs/{lang}/notebooks/{nb.name} was not built as a page")
-                continue
-            text = page.read_text(encoding="utf-8")
-            if 'class="language-python highlight"' not in text or "jp-Cell" not in text:
-                found.append(f"{page.relative_to(site)}: not a rendered notebook")
-            if not (page.parent / nb.name).exists():
-                found.append(f"{page.relative_to(site)}: no {nb.name} beside it to download")
+    for lang, nb, page in _notebook_pages(site, facts):
+        if not page.exists():
+            found.append(f"docs/{lang}/notebooks/{nb.name} was not built as a page")
+            continue
+        text = page.read_text(encoding="utf-8")
+        if 'class="language-python highlight"' not in text or "jp-Cell" not in text:
+            found.append(f"{page.relative_to(site)}: not a rendered notebook")
+        if not (page.parent / nb.name).exists():
+            found.append(f"{page.relative_to(site)}: no {nb.name} beside it to download")
     return found
 
 
@@ -110,32 +115,30 @@ def notebook_figure_problems(site: Path, facts: site_facts.Facts | None = None) 
     is embedded in a notebook page."""
     facts = facts or site_facts.load()
     found = []
-    for lang in facts.languages:
-        for nb in sorted((facts.docs / lang / "notebooks").glob("*.ipynb")):
-            page = site / facts.url_of(lang, f"notebooks/{nb.name}") / "index.html"
-            if not page.exists():
-                continue  # notebook_page_problems names it
-            rel, text = page.relative_to(site), page.read_text(encoding="utf-8")
-            names = [notebook_figures.figure_name(o) for _, _, o in
-                     notebook_figures.svg_outputs(json.loads(nb.read_text(encoding="utf-8")))]
-            shown = _FIGURE_OUTPUT.findall(text)
-            if "data:image/" in text:
-                found.append(f"{rel}: embeds an image as a data: URL")
-            if len(shown) != len(names):
-                found.append(f"{rel}: {len(shown)} figure outputs, docs/{lang}/notebooks/{nb.name} has {len(names)}")
-            for name, inner in zip(names, shown):
-                images = [dict(_ATTR.findall(attrs)) for attrs in _IMG.findall(inner)]
-                if len(images) != 1:
-                    found.append(f"{rel}: the output of {name} holds {len(images)} <img>, not one")
-                    continue
-                img, want = images[0], site / notebook_figures.FIGURES / str(name)
-                target = (page.parent / img.get("src", "")).resolve()
-                if target != want.resolve() or not target.is_file():
-                    found.append(f"{rel}: the figure {name} shows {img.get('src')!r}, not the built {want.relative_to(site)}")
-                elif target.read_bytes() != (facts.docs / notebook_figures.FIGURES / str(name)).read_bytes():
-                    found.append(f"{rel}: {want.relative_to(site)} differs from docs/{notebook_figures.FIGURES}/{name}")
-                if not img.get("alt", "").strip():
-                    found.append(f"{rel}: the figure {name} has no alt text")
+    for lang, nb, page in _notebook_pages(site, facts):
+        if not page.exists():
+            continue  # notebook_page_problems names it
+        rel, text = page.relative_to(site), page.read_text(encoding="utf-8")
+        names = [notebook_figures.figure_name(o) for _, _, o in
+                 notebook_figures.svg_outputs(json.loads(nb.read_text(encoding="utf-8")))]
+        shown = _FIGURE_OUTPUT.findall(text)
+        if "data:image/" in text:
+            found.append(f"{rel}: embeds an image as a data: URL")
+        if len(shown) != len(names):
+            found.append(f"{rel}: {len(shown)} figure outputs, docs/{lang}/notebooks/{nb.name} has {len(names)}")
+        for name, inner in zip(names, shown):
+            images = [dict(_ATTR.findall(attrs)) for attrs in _IMG.findall(inner)]
+            if len(images) != 1:
+                found.append(f"{rel}: the output of {name} holds {len(images)} <img>, not one")
+                continue
+            img, want = images[0], site / notebook_figures.FIGURES / str(name)
+            target = (page.parent / img.get("src", "")).resolve()
+            if target != want.resolve() or not target.is_file():
+                found.append(f"{rel}: the figure {name} shows {img.get('src')!r}, not the built {want.relative_to(site)}")
+            elif target.read_bytes() != (facts.docs / notebook_figures.FIGURES / str(name)).read_bytes():
+                found.append(f"{rel}: {want.relative_to(site)} differs from docs/{notebook_figures.FIGURES}/{name}")
+            if not img.get("alt", "").strip():
+                found.append(f"{rel}: the figure {name} has no alt text")
     return found
 
 
