@@ -24,7 +24,11 @@ import re
 from pathlib import Path
 
 from mkdocs import plugins
-from mkdocs.exceptions import PluginError
+
+try:
+    from hooks import minified
+except ImportError:  # MkDocs loads a hook by its path, with hooks/ on sys.path
+    import minified
 
 EXCLUDE = ' data-search-exclude="code-or-math"'
 # code blocks (Material's highlight wrappers), display math boxes and inline formulas
@@ -57,22 +61,14 @@ def on_page_markdown(markdown: str, page, **kwargs) -> str:
     return markdown
 
 
+_WHO = "hooks/search_index.py"
+_HINT = "Material's search worker changed: check its Chinese query segmentation and update WORKER_PATCHES"
+
+
 def patch_worker(source: str, name: str) -> str:
-    for shipped, fixed in WORKER_PATCHES:
-        if source.count(fixed) == 1 and shipped not in source:
-            continue  # already patched (i18n runs one build per language into the same folder)
-        if source.count(shipped) != 1:
-            raise PluginError(
-                f"hooks/search_index.py: {name} does not contain {shipped!r} exactly once; Material's search "
-                "worker changed: check its Chinese query segmentation and update WORKER_PATCHES")
-        source = source.replace(shipped, fixed)
-    return source
+    return minified.apply(source, WORKER_PATCHES, name, _WHO, _HINT)
 
 
 @plugins.event_priority(-100)
 def on_post_build(config, **kwargs) -> None:
-    workers = sorted(Path(config.site_dir).glob(WORKER_GLOB))
-    if len(workers) != 1:
-        raise PluginError(f"hooks/search_index.py: expected one {WORKER_GLOB} in the site, found {len(workers)}")
-    worker = workers[0]
-    worker.write_text(patch_worker(worker.read_text(encoding="utf-8"), worker.name), encoding="utf-8")
+    minified.edit_one(Path(config.site_dir), WORKER_GLOB, WORKER_PATCHES, _WHO, _HINT)
