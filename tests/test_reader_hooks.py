@@ -6,6 +6,7 @@ Promise 4 (Chinese reads as a Chinese engineer writes) and the math a reader can
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from mkdocs.exceptions import PluginError
@@ -102,6 +103,46 @@ def test_search_worker_patch_is_applied_once():
     fixed = "".join(f for _, f in search_index.WORKER_PATCHES)
     assert search_index.patch_worker(shipped, "w.js") == fixed
     assert search_index.patch_worker(fixed, "w.js") == fixed
+
+
+# --------------------------------------------------------------------------- search loads late (hooks/search_lazy.py)
+
+from hooks import search_lazy  # noqa: E402
+
+
+def _installed_bundle() -> Path:
+    import material
+
+    (bundle,) = (Path(material.__file__).parent / "templates").glob(search_lazy.BUNDLE_GLOB)
+    return bundle
+
+
+def test_search_bundle_patch_fails_loudly_when_material_changes():
+    for shipped, _ in search_lazy.BUNDLE_PATCHES:
+        changed = _installed_bundle().read_text(encoding="utf-8").replace(shipped, shipped.replace("(", "( "))
+        with pytest.raises(PluginError, match=re.escape(f"does not contain {shipped!r} exactly once")):
+            search_lazy.patch_bundle(changed, "bundle.x.min.js")
+
+
+def test_search_bundle_patch_applies_to_the_installed_material_once():
+    shipped = _installed_bundle().read_text(encoding="utf-8")
+    fixed = search_lazy.patch_bundle(shipped, "bundle.x.min.js")
+    assert fixed != shipped and all(f in fixed and s not in fixed for s, f in search_lazy.BUNDLE_PATCHES)
+    assert search_lazy.patch_bundle(fixed, "bundle.x.min.js") == fixed
+
+
+def test_search_lazy_build_fails_without_its_script(tmp_path):
+    from types import SimpleNamespace
+
+    bundle = tmp_path / "assets" / "javascripts" / _installed_bundle().name
+    bundle.parent.mkdir(parents=True)
+    bundle.write_text(_installed_bundle().read_text(encoding="utf-8"), encoding="utf-8")
+    with pytest.raises(PluginError, match=re.escape(search_lazy.SCRIPT)):
+        search_lazy.on_post_build(SimpleNamespace(site_dir=str(tmp_path)))
+    (tmp_path / search_lazy.SCRIPT).parent.mkdir(parents=True)
+    (tmp_path / search_lazy.SCRIPT).write_text("", encoding="utf-8")
+    search_lazy.on_post_build(SimpleNamespace(site_dir=str(tmp_path)))
+    assert "residualNotesSearch" in bundle.read_text(encoding="utf-8")
 
 
 def test_built_search_index_holds_no_code_or_math(built_site):
