@@ -88,9 +88,11 @@ from hooks import search_index  # noqa: E402
 
 def test_code_and_math_are_kept_out_of_the_search_index():
     html = ('<div class="language-python highlight"><pre><code>x = 1</code></pre></div>'
-            '<p>prose <math><mi>x</mi></math></p><div class="math-display"><math display="block"></math></div>')
+            '<p>prose <math><mi>x</mi></math></p><div class="math-display"><math display="block"></math></div>'
+            '<p class="rn-source">source</p><p>prose</p><aside class="rn-provenance">page, date</aside>')
     out = search_index.exclude_from_search(html)
-    assert out.count(search_index.EXCLUDE) == 4, out  # the code block, both formulas, the display box
+    # the code block, both formulas, the display box, the snippet's and the page's source lines
+    assert out.count(search_index.EXCLUDE) == 6, out
 
 
 def test_search_worker_patch_fails_loudly_when_material_changes():
@@ -153,6 +155,18 @@ def test_built_search_index_holds_no_code_or_math(built_site):
         code = [d["location"] for d in docs if "<pre>" in d["text"]]
         tex = [d["location"] for d in docs if re.search(r"\\(?:frac|mathrm|operatorname|lVert)", d["text"])]
         assert not code and not tex, f"{index}: code in {code[:5]}, TeX in {tex[:5]}"
+
+
+def test_built_search_index_holds_no_source_lines(built_site):
+    """The provenance lines (a snippet's file, the page's file and date) are no search text."""
+    import json
+
+    for lang in SITE.languages:
+        index = built_site / SITE.prefix(lang) / "search" / "search_index.json"
+        labels = [SITE.text(lang, "provenance")[key].strip() for key in ("snippet", "page", "changed")]
+        docs = json.loads(index.read_text(encoding="utf-8"))["docs"]
+        found = [(d["location"], label) for d in docs for label in labels if label in d["text"].replace("\u200b", "")]
+        assert not found, f"{index}: source lines in {found[:5]}"
 
 
 # --------------------------------------------------------------------------- notebook pages (tools/notebooks.py)
