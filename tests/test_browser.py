@@ -631,6 +631,23 @@ def test_search_loads_once_when_the_reader_starts_to_search(own_browser, lang, w
     assert not found["errors"], "\n".join(found["errors"])
 
 
+@pytest.mark.parametrize("lang", SITE.languages)
+def test_a_page_opened_from_a_search_result_highlights_the_term(own_browser, lang):
+    """Material's ?h= (search.highlight) needs the index: such a page loads it at once."""
+    term = SITE.text(lang, "search_terms")[0]
+    ctx, page, errors, base = _open(own_browser)
+    url = f"{base}{SitePage(lang, SWITCH_PAGE).path}?h={term}"
+    try:
+        page.goto(url, wait_until="networkidle")
+        with contextlib.suppress(Exception):
+            page.wait_for_selector("article mark", timeout=10_000)
+        marks = page.evaluate("[...document.querySelectorAll('article mark')].map(m => m.innerText.trim().toLowerCase())")
+    finally:
+        ctx.close()
+    assert marks and set(marks) == {term}, f"{url}: highlighted {sorted(set(marks))[:5]}, not only {term!r}"
+    assert not errors, "\n".join(errors)
+
+
 # --------------------------------------------------------------------------- what a reader sees (issue 9)
 #
 # A second pass, in its own fixture: every page at a desktop (1400 px) and a phone (390 px) width,
