@@ -8,7 +8,8 @@ before this hook: the index held every code block and every formula twice (MathM
 * marks code blocks, formulas and display math with ``data-search-exclude`` (Material's documented
   way to keep a block out of the index; it removes the attribute from the page), so the index
   holds headings and prose: previews show prose, and a word in a heading or sentence outranks the
-  same word in code;
+  same word in code; the source lines of ``hooks/provenance.py`` ("source of this code: …", the
+  page's file and date) are kept out the same way: they were each page's preview text;
 * gives the References page a lower search boost (``search.boost``, documented front matter), so
   a chapter that explains a term ranks before the list of papers that name it;
 * repairs Material's Chinese query segmentation in the search worker it ships (a private detail of
@@ -24,11 +25,17 @@ import re
 from pathlib import Path
 
 from mkdocs import plugins
-from mkdocs.exceptions import PluginError
 
-EXCLUDE = ' data-search-exclude="code-or-math"'
-# code blocks (Material's highlight wrappers), display math boxes and inline formulas
-_BLOCKS = re.compile(r'<(div class="(?:[^"]*\s)?highlight(?:\s[^"]*)?"|div class="math-display"|math\b)')
+try:
+    from hooks import minified
+except ImportError:  # MkDocs loads a hook by its path, with hooks/ on sys.path
+    import minified
+
+EXCLUDE = ' data-search-exclude="not-prose"'
+# code blocks (Material's highlight wrappers), display math boxes, inline formulas, and the source
+# lines of hooks/provenance.py (a snippet's file, the page's file and date)
+_BLOCKS = re.compile(r'<(div class="(?:[^"]*\s)?highlight(?:\s[^"]*)?"|div class="math-display"|math\b'
+                     r'|p class="rn-source"|aside class="rn-provenance")')
 BOOSTS = {"references": 0.2}
 
 # Material 9.8.2's search worker, minified: (what it ships, what it should do)
@@ -46,6 +53,7 @@ def exclude_from_search(html: str) -> str:
     return _BLOCKS.sub(lambda m: f"<{m.group(1)}{EXCLUDE}", html)
 
 
+@plugins.event_priority(-50)  # after hooks/provenance.py (0) adds its lines, before search_text.py (-100)
 def on_page_content(html: str, page, **kwargs) -> str:
     return exclude_from_search(html)
 
@@ -57,22 +65,14 @@ def on_page_markdown(markdown: str, page, **kwargs) -> str:
     return markdown
 
 
+_WHO = "hooks/search_index.py"
+_HINT = "Material's search worker changed: check its Chinese query segmentation and update WORKER_PATCHES"
+
+
 def patch_worker(source: str, name: str) -> str:
-    for shipped, fixed in WORKER_PATCHES:
-        if source.count(fixed) == 1 and shipped not in source:
-            continue  # already patched (i18n runs one build per language into the same folder)
-        if source.count(shipped) != 1:
-            raise PluginError(
-                f"hooks/search_index.py: {name} does not contain {shipped!r} exactly once; Material's search "
-                "worker changed: check its Chinese query segmentation and update WORKER_PATCHES")
-        source = source.replace(shipped, fixed)
-    return source
+    return minified.apply(source, WORKER_PATCHES, name, _WHO, _HINT)
 
 
 @plugins.event_priority(-100)
 def on_post_build(config, **kwargs) -> None:
-    workers = sorted(Path(config.site_dir).glob(WORKER_GLOB))
-    if len(workers) != 1:
-        raise PluginError(f"hooks/search_index.py: expected one {WORKER_GLOB} in the site, found {len(workers)}")
-    worker = workers[0]
-    worker.write_text(patch_worker(worker.read_text(encoding="utf-8"), worker.name), encoding="utf-8")
+    minified.edit_one(Path(config.site_dir), WORKER_GLOB, WORKER_PATCHES, _WHO, _HINT)

@@ -13,6 +13,8 @@ Headless Chromium (Debian's, at /usr/bin/chromium) opens every page of the stric
 * every Python block's copy button copies exactly the snippet's code (clipboard read back);
 * no serious or critical accessibility violation (axe-core) in light mode, and no colour-contrast
   one in dark mode (see ``AXE_EXCLUDE`` and ``CONTRAST_CONTEXT`` for what is excluded or sampled);
+* search loads its index and worker only when the reader starts to search (a click, a shortcut,
+  a phone's search icon), once;
 * search finds 残差 / 梯度 / 归一化 on Chinese pages and residual / gradient / normalization on
   English ones, with every result in the page's language;
 * a full-page screenshot of each page in light and dark mode goes to ``screenshots/`` (not committed).
@@ -20,7 +22,7 @@ Headless Chromium (Debian's, at /usr/bin/chromium) opens every page of the stric
 Everything is collected in one pass (one browser, two pages at a time); the tests below only read
 the report, parametrized by page so a failure names it. Without /usr/bin/chromium they skip, except
 where ``CI`` is set: there they fail. At the end, tests of their own: switching language keeps the
-section, and the 404 pages.
+section, the 404 pages, and search loading only once the reader searches.
 """
 
 from __future__ import annotations
@@ -570,6 +572,79 @@ def test_404_page_leads_home_and_to_search(own_browser, lang):
         _wait_for_url(page, home, f"{home}404.html, home link clicked")
     finally:
         ctx.close()
+    assert not errors, "\n".join(errors)
+
+
+# --------------------------------------------------------------------------- search loads when the reader searches (issue 9)
+#
+# hooks/search_lazy.py: a page load fetches no search index and starts no search worker; the first
+# sign that the reader searches does, once. Each way in is a fresh page: a click in the search
+# field, Material's keyboard shortcuts, the search icon of a phone's header.
+
+SEARCH_FILES = re.compile(r"/search/search_index\.js(on)?$|/workers/search\.[^/]*\.js$|/lunr/")
+SEARCH_WAYS_IN = {
+    "click": (1280, lambda page: page.click("input.md-search__input")),
+    "key /": (1280, lambda page: page.keyboard.press("/")),
+    "key s": (1280, lambda page: page.keyboard.press("s")),
+    "key f": (1280, lambda page: page.keyboard.press("f")),
+    "phone icon": (390, lambda page: page.click("header label.md-header__button[for=__search]")),
+}
+
+
+def _search_from_a_fresh_page(own_browser, lang: str, way: str) -> dict:
+    """Load ``lang``'s home page; what it requested for search by then, and after the reader takes
+    ``way`` into search and types the language's first search term."""
+    width, act = SEARCH_WAYS_IN[way]
+    ctx, page, errors, base = _open(own_browser, width)
+    requests: list[str] = []
+    ctx.on("request", lambda r: SEARCH_FILES.search(urlsplit(r.url).path) and requests.append(r.url))  # workers too
+    home = base + SITE.prefix(lang)
+    try:
+        page.goto(home, wait_until="networkidle")
+        page.wait_for_timeout(500)  # the worker's own requests came late
+        at_load = list(requests)
+        act(page)
+        page.keyboard.type(SITE.text(lang, "search_terms")[0], delay=30)
+        with contextlib.suppress(Exception):
+            page.wait_for_selector(".md-search-result__item", timeout=10_000)
+        results = page.locator(".md-search-result__item").count()
+    finally:
+        ctx.close()
+    return {"home": home, "at_load": at_load, "after": requests, "results": results, "errors": errors}
+
+
+@pytest.mark.parametrize("lang", SITE.languages)
+def test_a_page_load_fetches_no_search_index(own_browser, lang):
+    found = _search_from_a_fresh_page(own_browser, lang, "click")
+    assert not found["at_load"], f"{found['home']}, loaded and idle, requested for search: {found['at_load']}"
+
+
+@pytest.mark.parametrize("lang,way", [(lang, way) for lang in SITE.languages for way in SEARCH_WAYS_IN])
+def test_search_loads_once_when_the_reader_starts_to_search(own_browser, lang, way):
+    found = _search_from_a_fresh_page(own_browser, lang, way)
+    assert not found["at_load"], f"{found['home']} requested {found['at_load']} before the reader searched"
+    index = found["home"] + "search/search_index.json"
+    fetched = [u for u in found["after"] if u.split("?")[0] == index]
+    assert len(fetched) == 1, f"{found['home']}, {way}: {index} fetched {len(fetched)} times ({found['after']})"
+    assert any("/workers/search." in u for u in found["after"]), f"{found['home']}, {way}: no search worker started"
+    assert found["results"], f"{found['home']}, {way}: searching {SITE.text(lang, 'search_terms')[0]!r} found nothing"
+    assert not found["errors"], "\n".join(found["errors"])
+
+
+@pytest.mark.parametrize("lang", SITE.languages)
+def test_a_page_opened_from_a_search_result_highlights_the_term(own_browser, lang):
+    """Material's ?h= (search.highlight) needs the index: such a page loads it at once."""
+    term = SITE.text(lang, "search_terms")[0]
+    ctx, page, errors, base = _open(own_browser)
+    url = f"{base}{SitePage(lang, SWITCH_PAGE).path}?h={term}"
+    try:
+        page.goto(url, wait_until="networkidle")
+        with contextlib.suppress(Exception):
+            page.wait_for_selector("article mark", timeout=10_000)
+        marks = page.evaluate("[...document.querySelectorAll('article mark')].map(m => m.innerText.trim().toLowerCase())")
+    finally:
+        ctx.close()
+    assert marks and set(marks) == {term}, f"{url}: highlighted {sorted(set(marks))[:5]}, not only {term!r}"
     assert not errors, "\n".join(errors)
 
 

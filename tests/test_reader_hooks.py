@@ -6,6 +6,7 @@ Promise 4 (Chinese reads as a Chinese engineer writes) and the math a reader can
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from mkdocs.exceptions import PluginError
@@ -95,9 +96,11 @@ from hooks import search_index  # noqa: E402
 
 def test_code_and_math_are_kept_out_of_the_search_index():
     html = ('<div class="language-python highlight"><pre><code>x = 1</code></pre></div>'
-            '<p>prose <math><mi>x</mi></math></p><div class="math-display"><math display="block"></math></div>')
+            '<p>prose <math><mi>x</mi></math></p><div class="math-display"><math display="block"></math></div>'
+            '<p class="rn-source">source</p><p>prose</p><aside class="rn-provenance">page, date</aside>')
     out = search_index.exclude_from_search(html)
-    assert out.count(search_index.EXCLUDE) == 4, out  # the code block, both formulas, the display box
+    # the code block, both formulas, the display box, the snippet's and the page's source lines
+    assert out.count(search_index.EXCLUDE) == 6, out
 
 
 def test_search_worker_patch_fails_loudly_when_material_changes():
@@ -112,6 +115,46 @@ def test_search_worker_patch_is_applied_once():
     assert search_index.patch_worker(fixed, "w.js") == fixed
 
 
+# --------------------------------------------------------------------------- search loads late (hooks/search_lazy.py)
+
+from hooks import search_lazy  # noqa: E402
+
+
+def _installed_bundle() -> Path:
+    import material
+
+    (bundle,) = (Path(material.__file__).parent / "templates").glob(search_lazy.BUNDLE_GLOB)
+    return bundle
+
+
+def test_search_bundle_patch_fails_loudly_when_material_changes():
+    for shipped, _ in search_lazy.BUNDLE_PATCHES:
+        changed = _installed_bundle().read_text(encoding="utf-8").replace(shipped, shipped.replace("(", "( "))
+        with pytest.raises(PluginError, match=re.escape(f"does not contain {shipped!r} exactly once")):
+            search_lazy.patch_bundle(changed, "bundle.x.min.js")
+
+
+def test_search_bundle_patch_applies_to_the_installed_material_once():
+    shipped = _installed_bundle().read_text(encoding="utf-8")
+    fixed = search_lazy.patch_bundle(shipped, "bundle.x.min.js")
+    assert fixed != shipped and all(f in fixed and s not in fixed for s, f in search_lazy.BUNDLE_PATCHES)
+    assert search_lazy.patch_bundle(fixed, "bundle.x.min.js") == fixed
+
+
+def test_search_lazy_build_fails_without_its_script(tmp_path):
+    from types import SimpleNamespace
+
+    bundle = tmp_path / "assets" / "javascripts" / _installed_bundle().name
+    bundle.parent.mkdir(parents=True)
+    bundle.write_text(_installed_bundle().read_text(encoding="utf-8"), encoding="utf-8")
+    with pytest.raises(PluginError, match=re.escape(search_lazy.SCRIPT)):
+        search_lazy.on_post_build(SimpleNamespace(site_dir=str(tmp_path)))
+    (tmp_path / search_lazy.SCRIPT).parent.mkdir(parents=True)
+    (tmp_path / search_lazy.SCRIPT).write_text("", encoding="utf-8")
+    search_lazy.on_post_build(SimpleNamespace(site_dir=str(tmp_path)))
+    assert "residualNotesSearch" in bundle.read_text(encoding="utf-8")
+
+
 def test_built_search_index_holds_no_code_or_math(built_site):
     import json
 
@@ -120,6 +163,18 @@ def test_built_search_index_holds_no_code_or_math(built_site):
         code = [d["location"] for d in docs if "<pre>" in d["text"]]
         tex = [d["location"] for d in docs if re.search(r"\\(?:frac|mathrm|operatorname|lVert)", d["text"])]
         assert not code and not tex, f"{index}: code in {code[:5]}, TeX in {tex[:5]}"
+
+
+def test_built_search_index_holds_no_source_lines(built_site):
+    """The provenance lines (a snippet's file, the page's file and date) are no search text."""
+    import json
+
+    for lang in SITE.languages:
+        index = built_site / SITE.prefix(lang) / "search" / "search_index.json"
+        labels = [SITE.text(lang, "provenance")[key].strip() for key in ("snippet", "page", "changed")]
+        docs = json.loads(index.read_text(encoding="utf-8"))["docs"]
+        found = [(d["location"], label) for d in docs for label in labels if label in d["text"].replace("\u200b", "")]
+        assert not found, f"{index}: source lines in {found[:5]}"
 
 
 # --------------------------------------------------------------------------- notebook pages (tools/notebooks.py)
