@@ -23,8 +23,7 @@
   ``block`` their glyphs stay invisible until the font has loaded). Median of 3 cold loads.
 * First visit: the home page with an empty cache, everything it loads (gzip is the target).
 * Phones: every page at 390 px wide; the widest page's width.
-* Console errors on every page load (Material's per-language sitemap.xml 404s excepted, see
-  tests/test_browser.py ``_alternate_sitemap``).
+* Console errors on every page load (none excepted).
 """
 
 from __future__ import annotations
@@ -213,7 +212,6 @@ async def _load(browser, url: str, wait_math: bool = False, width: int = 1280) -
         packed += len(gzip.compress(with_body, 6))
     page_width = await page.evaluate("Math.max(document.documentElement.scrollWidth, document.body.scrollWidth)")
     await ctx.close()
-    errors = [e for e in errors if "sitemap.xml" not in e]
     return {"raw": raw, "gzip": packed, "requests": len(seen), "math": ready, "readable": readable,
             "width": page_width, "errors": errors}
 
