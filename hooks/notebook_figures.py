@@ -9,7 +9,7 @@ browser's cache serves it; dark mode and the full-size view as on the chapter), 
 
 The output names its file in its metadata (:func:`output_metadata`). The mapping is checked on
 every build, and anything else is a ``PluginError`` naming the notebook, the cell and the file: an
-output that names no file, a file of another language, a missing file, an SVG that differs from the
+output that names no file, a file its chapter page does not show (e.g. another language's), a missing file, an SVG that differs from the
 file (decoded from the page itself), a file absent from the build, an empty alt text.
 
 Upstream detail relied on: nbconvert renders an SVG output as ``<div class="jp-RenderedSVG
@@ -26,7 +26,7 @@ import html
 import json
 import re
 from collections.abc import Callable, Iterator
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from mkdocs import plugins
 from mkdocs.exceptions import PluginError
@@ -39,6 +39,7 @@ except ImportError:  # MkDocs loads a hook by its path, with hooks/ on sys.path
 KEY = "residual_notes"  # the output metadata this site writes
 SVG = "image/svg+xml"
 FIGURES = "assets/figures"  # under docs/, published at the same path
+_CHAPTER_FIGURE = re.compile(rf"{FIGURES}/([\w.-]+\.svg)")
 _OUTPUT = re.compile(r'(?P<open><div class="jp-RenderedSVG jp-OutputArea-output[^"]*"[^>]*>)\s*'
                      r'<img\b[^>]*?\ssrc="data:image/svg\+xml;base64,(?P<data>[^"]*)"[^>]*>\s*</div>', re.S)
 
@@ -71,12 +72,18 @@ def _first_difference(a: str, b: str) -> str:
     return f"lengths {len(a)} and {len(b)} characters"
 
 
-def show_figures(content: str, nb: dict, notebook: str, lang: str, figures: Path,
+def chapter_figures(chapter: Path) -> set[str]:
+    """The figure files (names under docs/assets/figures/) a chapter page shows."""
+    return set(_CHAPTER_FIGURE.findall(chapter.read_text(encoding="utf-8")))
+
+
+def show_figures(content: str, nb: dict, notebook: str, chapter: tuple[str, set[str]], figures: Path,
                  url: Callable[[str], str | None]) -> str:
     """``content`` with each SVG output of ``nb`` an ``<img>`` of its figure file.
 
-    ``figures`` is docs/assets/figures; ``url(name)`` is the page-relative URL of a built figure
-    file, or None when the build has no such file."""
+    ``chapter`` is the notebook's chapter page and the figures it shows (a notebook shows the same
+    ones); ``figures`` is docs/assets/figures; ``url(name)`` is the page-relative URL of a built
+    figure file, or None when the build has no such file."""
     wanted = list(svg_outputs(nb))
     found = list(_OUTPUT.finditer(content))
     where = f"hooks/notebook_figures.py: {notebook}"
@@ -93,10 +100,9 @@ def show_figures(content: str, nb: dict, notebook: str, lang: str, figures: Path
             raise PluginError(f"{cell}: a figure output that names no file (output metadata {KEY}.figure, "
                               f"a file of docs/{FIGURES}/): {fix}")
         expected = f"docs/{FIGURES}/{name}"
-        tag = PurePosixPath(name).suffixes[-2:-1]
-        if tag != [f".{lang}"]:
-            raise PluginError(f"{cell}: shows {expected}, not a figure of the page's language ({lang}): "
-                              f"expected a name ending in .{lang}.svg; {fix}")
+        if name not in chapter[1]:
+            raise PluginError(f"{cell}: shows {expected}, which its chapter {chapter[0]} does not show "
+                              f"(another language's figure?): {fix}")
         path = figures / name
         if not path.is_file():
             raise PluginError(f"{cell}: its figure output names {expected}, which does not exist: {fix}")
@@ -131,5 +137,11 @@ def on_page_content(content, page, config, files):
         built = files.get_file_from_path(f"{FIGURES}/{name}")
         return built.url_relative_to(page.file) if built else None
 
-    return show_figures(content, nb, f"docs/{page.file.src_uri}", facts.lang_of(page.file.src_uri),
+    source = Path(page.file.abs_src_path)
+    chapter = source.parent.parent / f"{source.stem}.md"  # docs/<lang>/notebooks/x.ipynb -> docs/<lang>/x.md
+    if not chapter.is_file():
+        raise PluginError(f"hooks/notebook_figures.py: docs/{page.file.src_uri} has no chapter page "
+                          f"docs/{chapter.relative_to(facts.docs).as_posix()}")
+    where = f"docs/{chapter.relative_to(facts.docs).as_posix()}"
+    return show_figures(content, nb, f"docs/{page.file.src_uri}", (where, chapter_figures(chapter)),
                         facts.docs / FIGURES, url)

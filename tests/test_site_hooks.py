@@ -223,7 +223,7 @@ def test_a_notebook_figure_becomes_an_img_of_its_file(tmp_path):
     figure = _figure(SITE.default)
     html, nb = _figure_page(tmp_path, figure.read_text(encoding="utf-8"), figure.name, alt="a <b> & c")
     assert "data:image/svg+xml;base64," in html, "mkdocs-jupyter no longer embeds the SVG as base64"
-    out = notebook_figures.show_figures(html, nb, NOTEBOOK, SITE.default, FIGURES, _to_asset)
+    out = notebook_figures.show_figures(html, nb, NOTEBOOK, ("docs/x.md", {figure.name}), FIGURES, _to_asset)
     assert f'<img alt="a &lt;b&gt; &amp; c" class="figure" src="../../assets/figures/{figure.name}"></div>' in out
     embedded = "data:image/svg+xml;base64,"
     assert out.count(embedded) == html.count(embedded) - 1, "the figure is still embedded"  # nbconvert's CSS has icons
@@ -239,8 +239,8 @@ def _failure_cases():
         "names no file": (text, None, _to_asset, None, "alt", "cell 2 (code-draw): a figure output that names no file"),
         "no such file": (text, f"missing.{SITE.default}.svg", _to_asset, None, "alt",
                          f"docs/assets/figures/missing.{SITE.default}.svg, which does not exist"),
-        "other language": (other.read_text(encoding="utf-8"), other.name, _to_asset, None, "alt",
-                           f"shows docs/assets/figures/{other.name}, not a figure of the page's language"),
+        "not the chapter's": (other.read_text(encoding="utf-8"), other.name, _to_asset, None, "alt",
+                              f"shows docs/assets/figures/{other.name}, which its chapter docs/x.md does not show"),
         "not in the build": (text, own.name, lambda name: None, None, "alt", f"{expected} is not part of the build"),
         "no alt text": (text, own.name, _to_asset, None, " ", f"for {expected} has no text/plain"),
         "markup changed": (text, own.name, _to_asset, ("jp-RenderedSVG", "jp-SVG"), "alt", "jp-RenderedSVG"),
@@ -257,7 +257,8 @@ def test_a_notebook_figure_that_matches_no_figure_file_fails_the_build(tmp_path,
     if edit:
         html = html.replace(*edit)
     with pytest.raises(PluginError, match=re.escape(message)) as failure:
-        notebook_figures.show_figures(html, nb, NOTEBOOK, SITE.default, FIGURES, url)
+        shown = {_figure(SITE.default).name, f"missing.{SITE.default}.svg"}  # what docs/x.md shows
+        notebook_figures.show_figures(html, nb, NOTEBOOK, ("docs/x.md", shown), FIGURES, url)
     assert NOTEBOOK in str(failure.value)
 
 
