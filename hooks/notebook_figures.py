@@ -131,17 +131,15 @@ def on_page_content(content, page, config, files):
     if not page.file.src_uri.endswith(".ipynb"):
         return content
     facts = site_facts.from_config(config)
-    nb = json.loads(Path(page.file.abs_src_path).read_text(encoding="utf-8"))
+    source = Path(page.file.abs_src_path)
+    nb = json.loads(source.read_text(encoding="utf-8"))
+    chapter = f"{facts.lang_of(page.file.src_uri)}/{source.stem}.md"  # notebooks/<slug>.ipynb's chapter page
 
     def url(name: str) -> str | None:
         built = files.get_file_from_path(f"{FIGURES}/{name}")
         return built.url_relative_to(page.file) if built else None
 
-    source = Path(page.file.abs_src_path)
-    chapter = source.parent.parent / f"{source.stem}.md"  # docs/<lang>/notebooks/x.ipynb -> docs/<lang>/x.md
-    if not chapter.is_file():
-        raise PluginError(f"hooks/notebook_figures.py: docs/{page.file.src_uri} has no chapter page "
-                          f"docs/{chapter.relative_to(facts.docs).as_posix()}")
-    where = f"docs/{chapter.relative_to(facts.docs).as_posix()}"
-    return show_figures(content, nb, f"docs/{page.file.src_uri}", (where, chapter_figures(chapter)),
-                        facts.docs / FIGURES, url)
+    if not (facts.docs / chapter).is_file():
+        raise PluginError(f"hooks/notebook_figures.py: docs/{page.file.src_uri} has no chapter page docs/{chapter}")
+    return show_figures(content, nb, f"docs/{page.file.src_uri}",
+                        (f"docs/{chapter}", chapter_figures(facts.docs / chapter)), facts.docs / FIGURES, url)

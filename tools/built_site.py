@@ -103,7 +103,6 @@ def notebook_page_problems(site: Path, facts: site_facts.Facts | None = None) ->
     return found
 
 
-
 _FIGURE_OUTPUT = re.compile(r'<div class="jp-RenderedSVG[^"]*"[^>]*>(.*?)</div>', re.S)
 _IMG = re.compile(r"<img\b([^>]*)>")
 _ATTR = re.compile(r'([\w-]+)="([^"]*)"')

@@ -57,10 +57,10 @@ def claims(text: str, page: str) -> list[Claim]:
     return found
 
 
-def _code(path: Path) -> list[str]:
-    blocks = snippets.extract(path)
+def _code(root: Path, rel: str) -> list[str]:
+    blocks = snippets.extract(root / rel)
     if len(blocks) != 1:
-        raise ValueError(f"{snippets._rel(path)}: {len(blocks)} python blocks, expected 1")
+        raise ValueError(f"snippets/{rel}: {len(blocks)} python blocks, expected 1")
     return blocks[0].code.splitlines()
 
 
@@ -77,7 +77,7 @@ def problem(claim: Claim, root: Path = snippets.SNIPPETS) -> str | None:
     if not claim.base:
         return f"{where}: no whole block above it on the page to be the same code as"
     try:
-        base, variant = _code(root / claim.base), _code(root / claim.variant)
+        base, variant = _code(root, claim.base), _code(root, claim.variant)
     except (ValueError, snippets.SnippetError, OSError) as err:
         return f"{where}: {err}"
     changed = [op for op in difflib.SequenceMatcher(a=base, b=variant, autojunk=False).get_opcodes()
