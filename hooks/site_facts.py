@@ -52,6 +52,25 @@ class Facts:
         return tuple(lang for lang in self.languages if lang != self.default)
 
     @property
+    def nav_pages(self) -> list[str]:
+        """The page files the nav lists (relative to a language folder, in nav order), at any depth
+        of sections; links to other sites (``http…``) are no pages."""
+        found: list[str] = []
+
+        def walk(item) -> None:
+            if isinstance(item, dict):
+                for value in item.values():
+                    walk(value)
+            elif isinstance(item, list):
+                for value in item:
+                    walk(value)
+            elif isinstance(item, str) and "://" not in item:
+                found.append(item)
+
+        walk(self.nav)
+        return found
+
+    @property
     def base_path(self) -> str:
         """The path of ``site_url`` ("/residual-notes/"), where the site is served."""
         return urlsplit(self.site_url).path.rstrip("/") + "/"

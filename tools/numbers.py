@@ -660,9 +660,11 @@ def check_text(text: str, page: str, snippets: Path = SNIPPETS) -> list[Problem]
             for line, f, how, sentence in bindings(text, page, snippets) if not how]
 
 
-def checked_pages(docs: Path = _SITE.docs) -> list[Path]:
-    return [docs / lang / p for lang in _SITE.languages for p in sorted(sources.pages(lang, docs))
-            if p.endswith(".md") and "/" not in p and p not in NOT_CHECKED]
+def checked_pages(docs: Path = _SITE.docs, facts: site_facts.Facts = _SITE) -> list[Path]:
+    """Every Markdown page the nav lists (at any depth: a page in a subfolder too), in every
+    language, but the references page."""
+    return [docs / lang / p for lang in facts.languages for p in facts.nav_pages
+            if p.endswith(".md") and p not in NOT_CHECKED]
 
 
 def problems(paths: list[Path] | None = None, docs: Path = _SITE.docs, snippets: Path = SNIPPETS) -> list[Problem]:
