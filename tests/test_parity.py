@@ -3,7 +3,8 @@
 Every language tree holds the default language's pages; each page includes the same snippets in
 the same order, shows the same figures, the same number of display equations and the same
 heading ids as the default language's page. No code is pasted into docs/: every fence there is an
-include of a file under snippets/.
+include of a file under snippets/, and every code block of a built page is the code or the output of
+a snippet the page includes (an indented block or a raw ``<pre>`` is found there).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import re
 import pytest
 
 from hooks import site_facts
+from tools import built_site as built_site_checks
 from tools import parity, sources
 
 SITE = site_facts.load()
@@ -34,6 +36,34 @@ def test_no_code_is_pasted_into_pages(lang):
             if re.match(r"^\s*(```|~~~)", line):
                 offenders.append(f"docs/{lang}/{page}:{n}: {line.strip()}")
     assert not offenders, "code fences belong in snippets/ (include them with --8<--):\n" + "\n".join(offenders)
+
+
+def test_every_code_block_of_a_built_page_is_a_snippet_it_includes(built_site):
+    problems = built_site_checks.pasted_code_problems(built_site)
+    assert not problems, "\n".join(problems)
+
+
+def test_code_pasted_into_a_page_is_found_on_the_rendered_page():
+    """Mutation: an indented code block and a raw <pre> in docs/en/practice.md, rendered with
+    mkdocs.yml's Markdown extensions (the page as the build renders it, without a build)."""
+    import markdown
+    from mkdocs.config import load_config
+
+    config = load_config(config_file=str(site_facts.CONFIG_FILE))
+    lang, page = SITE.languages[-1], "practice.md"
+    text = sources.read(lang, page)
+    includes = [site_facts.ROOT / "snippets" / n for n in dict.fromkeys(sources.includes(text))]
+
+    def render(source: str) -> str:
+        return markdown.Markdown(extensions=config.markdown_extensions,
+                                 extension_configs=config.mdx_configs).convert(source)
+
+    name = f"docs/{lang}/{page}"
+    assert built_site_checks.pasted_code(render(text), name, includes) == []
+    pasted = text + "\nPasted:\n\n    x = torch.randn(3)\n    print(x.sum())\n\n<pre>raw 0.1234</pre>\n"
+    problems = built_site_checks.pasted_code(render(pasted), name, includes)
+    assert len(problems) == 2 and all(p.startswith(f"{name}: code block ") for p in problems), problems
+    assert "x = torch.randn(3)" in problems[0] and "raw 0.1234" in problems[1], problems
 
 
 @pytest.mark.parametrize("lang", SITE.languages)

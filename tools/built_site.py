@@ -1,17 +1,19 @@
 """Checks of a built site that hold for every language: each language's search index holds only
 its pages, Material's ``base`` of each page is its language's root, every ``assets/…`` link
 resolves, every notebook is a rendered page whose figures are images of the site's figure files,
-every page is built and declares every language as an alternate. Each returns the problems found, naming the page (empty: all good)."""
+every page is built and declares every language as an alternate, every code block of a page is a
+snippet it includes. Each returns the problems found, naming the page (empty: all good)."""
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from pathlib import Path
 from urllib.parse import urljoin
 
 from hooks import notebook_figures, site_facts
-from tools import sources
+from tools import notebooks, snippets, sources
 
 INDEX = "search/search_index.json"
 
@@ -169,4 +171,52 @@ def alternate_problems(site: Path, facts: site_facts.Facts | None = None) -> lis
     for lang, rel, text in pages(site, facts):
         if _HEAD_ALTERNATE.search(text.split("</head>")[0]):
             found.append(f"{rel or '/'}: the head declares language alternates (Material fetches a sitemap under each)")
+    return found
+
+
+_ARTICLE = re.compile(r"<article\b.*?</article>", re.S)
+_PRE = re.compile(r"<pre\b[^>]*>(.*?)</pre>", re.S)
+
+
+def _block_text(code: str) -> str:
+    """What a code block shows: its text without annotation markers and outer blank lines."""
+    return notebooks.strip_annotations(code).strip("\n")
+
+
+def _pre_text(fragment: str) -> str:
+    """The text of a ``<pre>`` element's HTML."""
+    return _block_text(html.unescape(re.sub(r"<[^>]+>", "", fragment)))
+
+
+def pasted_code(article: str, page: str, snippet_files: list[Path]) -> list[str]:
+    """Code blocks (``<pre>``) of a page's HTML that are neither the code nor the output of a snippet
+    it includes: an indented block, a fence or raw ``<pre>`` typed into the page is code no test runs."""
+    shown = set()
+    for path in snippet_files:
+        for block in snippets.extract(path):
+            shown |= {_block_text(block.code), _block_text(block.expected or "")}
+    found = []
+    for n, m in enumerate(_PRE.finditer(article), 1):
+        text = _pre_text(m.group(1))
+        if text not in shown:
+            first = "\n    ".join(text.splitlines()[:3])
+            found.append(f"{page}: code block {n} on the page is no snippet it includes (write it as a file under "
+                         f"snippets/ and include it with --8<--):\n    {first}")
+    return found
+
+
+def pasted_code_problems(site: Path, facts: site_facts.Facts | None = None,
+                         snippet_dir: Path = snippets.SNIPPETS) -> list[str]:
+    """Every code block in the article of every built Markdown page is a snippet that page includes."""
+    facts = facts or site_facts.load()
+    found = []
+    for lang in facts.languages:
+        for page in sorted(sources.pages(lang, facts.docs)):
+            built = site / facts.url_of(lang, page) / "index.html"
+            if not page.endswith(".md") or not built.exists():
+                continue  # notebooks are generated from the snippets; missing_page_problems names a missing page
+            article = _ARTICLE.search(built.read_text(encoding="utf-8"))
+            names = sources.includes(sources.read(lang, page, facts.docs))
+            found += pasted_code(article.group(0) if article else "", f"docs/{lang}/{page}",
+                                 [snippet_dir / n for n in dict.fromkeys(names)])
     return found
