@@ -17,6 +17,7 @@ Each check is a function also fed a broken input below, so it is shown to be abl
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -48,9 +49,46 @@ def _built(site_dir: Path, lang: str, src: str) -> Path:
     return site_dir / ("" if lang == SITE.default else lang) / rel
 
 
-def _tracked() -> set[str] | None:
-    proc = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-z"], capture_output=True, text=True)
-    return set(proc.stdout.split("\0")) if proc.returncode == 0 else None
+GIT = shutil.which("git")
+
+
+def git_missing(root: Path = ROOT, git: str | None = GIT) -> str | None:
+    """Why git cannot say which files ``root`` tracks and when they changed (None: it can)."""
+    if git is None:
+        return "no `git` executable on PATH"
+    proc = subprocess.run([git, "-C", str(root), "rev-parse", "--is-inside-work-tree"], capture_output=True, text=True)
+    if proc.returncode != 0 or proc.stdout.strip() != "true":
+        return f"{root} is no git work tree ({(proc.stderr or proc.stdout).strip()})"
+    return None
+
+
+def need_git(root: Path = ROOT, git: str | None = GIT) -> str:
+    """The git executable, or the test is skipped saying why: without git, the source links' tracked
+    status and the dates cannot be checked, and a check that passes without them would say nothing."""
+    why = git_missing(root, git)
+    if why:
+        pytest.skip(f"git cannot be asked, so the source links and last-changed dates are not checked: {why}")
+    return git
+
+
+def _tracked(root: Path) -> set[str]:
+    proc = subprocess.run([GIT, "-C", str(root), "ls-files", "-z"], capture_output=True, text=True, check=True)
+    return set(proc.stdout.split("\0"))
+
+
+def last_changed_by_git(root: Path, files: list[Path]) -> tuple[str | None, str | None]:
+    """(date, None) of the newest commit that changed any of ``files``, as git gives it, or (None, why):
+    "untracked" (no commit has them) or "shallow" (that commit is the boundary of a shallow clone,
+    which seems to add every file)."""
+    rels = [f.relative_to(root).as_posix() for f in files]
+    proc = subprocess.run([GIT, "-C", str(root), "log", "-1", "--format=%H %cs %P", "--", *rels],
+                          capture_output=True, text=True, check=True)
+    if not proc.stdout.strip():
+        return None, "untracked"
+    _, date, *parents = proc.stdout.split()
+    shallow = subprocess.run([GIT, "-C", str(root), "rev-parse", "--is-shallow-repository"],
+                             capture_output=True, text=True, check=True).stdout.strip() == "true"
+    return (None, "shallow") if shallow and not parents else (date, None)
 
 
 def link_problems(html: str, page: str, root: Path = ROOT, tracked: set[str] | None = None) -> list[str]:
@@ -67,10 +105,15 @@ def link_problems(html: str, page: str, root: Path = ROOT, tracked: set[str] | N
     return found
 
 
+_DATE = re.compile(r'<time datetime="([^"]*)">')
+
+
 def provenance_problems(site_dir: Path, docs: Path = SITE.docs, root: Path = ROOT) -> list[str]:
-    """Each page's source link, date line and one link per snippet file it includes, in order."""
+    """Each page's source link, the date git gives for the newest of the page and the snippet files it
+    includes (or, where git cannot tell, a line saying so), and one link per snippet file, in order.
+    Needs git in ``root`` (see need_git)."""
     found = []
-    tracked = _tracked() if root == ROOT else None
+    tracked = _tracked(root)
     for lang in SITE.languages:
         for src in sorted(sources.pages(lang, docs)):
             built = _built(site_dir, lang, src)
@@ -79,16 +122,26 @@ def provenance_problems(site_dir: Path, docs: Path = SITE.docs, root: Path = ROO
                 found.append(f"{name}: not built ({built})")
                 continue
             html = built.read_text(encoding="utf-8")
+            names = sources.includes((docs / lang / src).read_text(encoding="utf-8")) if src.endswith(".md") else []
+            files = [docs / lang / src] + [root / "snippets" / n for n in dict.fromkeys(names)]
             aside = re.search(r'<aside class="rn-provenance">(.*?)</aside>', html, re.S)
             if not aside:
                 found.append(f"{name}: no provenance line (source link and date) at the end of the page")
             else:
                 if f'href="{BLOB}{name}"' not in aside.group(1):
                     found.append(f"{name}: the provenance line does not link to {BLOB}{name}")
-                if not re.search(r'<time datetime="\d{4}-\d\d-\d\d">|rn-provenance__unknown', aside.group(1)):
-                    found.append(f"{name}: the provenance line has neither a date nor says why it is unknown")
+                date, why = last_changed_by_git(root, files)
+                shown = _DATE.findall(aside.group(1))
+                unknown = "rn-provenance__unknown" in aside.group(1)
+                rels = ", ".join(f.relative_to(root).as_posix() for f in files)
+                if date and shown != [date]:
+                    found.append(f"{name}: the page says it last changed {shown[0] if shown else 'unknown'}, git says "
+                                 f"{date} (the newest commit of {rels})")
+                elif not date and (shown or not unknown):
+                    found.append(f"{name}: the page says it last changed {shown[0] if shown else '(no date line)'}, but git "
+                                 f"cannot tell ({why}): "
+                                 "it should say the date is unknown")
             if src.endswith(".md"):
-                names = sources.includes((docs / lang / src).read_text(encoding="utf-8"))
                 # one link per file, after its last include (a file may be included in sections)
                 want = [f"snippets/{n}" for i, n in enumerate(names) if n not in names[i + 1:]]
                 got = [h.removeprefix(BLOB) for h in
@@ -103,8 +156,17 @@ def provenance_problems(site_dir: Path, docs: Path = SITE.docs, root: Path = ROO
 
 
 def test_every_page_links_its_source_and_each_snippet_file(built_site):
+    need_git()
     problems = provenance_problems(built_site)
     assert not problems, "\n".join(problems)
+
+
+def test_without_git_the_provenance_checks_skip_saying_why(tmp_path):
+    """Mutation: no git on PATH, or a copy that is no repository; the checks never pass silently."""
+    with pytest.raises(pytest.skip.Exception, match=r"not checked: no `git` executable on PATH"):
+        need_git(ROOT, None)
+    with pytest.raises(pytest.skip.Exception, match=rf"not checked: {re.escape(str(tmp_path))} is no git work tree"):
+        need_git(tmp_path)
 
 
 def test_a_link_to_a_missing_snippet_file_is_found(tmp_path):
@@ -116,6 +178,7 @@ def test_a_link_to_a_missing_snippet_file_is_found(tmp_path):
 
 
 def test_a_page_without_its_source_links_is_found(built_site, tmp_path):
+    need_git()
     broken = tmp_path / "site"
     shutil.copytree(built_site, broken)
     page = _built(broken, "en", "ffn-design.md")
@@ -129,11 +192,66 @@ def test_a_page_without_its_source_links_is_found(built_site, tmp_path):
 
 
 def _git(cwd: Path, *args: str, date: str | None = None) -> str:
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@example.org", "PATH": "/usr/bin:/bin", "HOME": str(cwd)}
+    """git as this host has it (found on PATH), with a fixed identity and no user configuration."""
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@example.org", "HOME": str(cwd), "GIT_CONFIG_NOSYSTEM": "1"}
     if date:
         env |= {"GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
-    return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout
+    if GIT is None:
+        pytest.skip("no `git` executable on PATH: the fixture repositories of the provenance checks cannot be made")
+    return subprocess.run([GIT, *args], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout
+
+
+def _provenance_fixture(tmp_path: Path, shown: str) -> tuple[Path, Path]:
+    """A repository whose page (both languages) was committed on 2020-01-02 and the snippet it
+    includes on 2021-03-04, and a built site whose pages say they last changed on ``shown``
+    (a date, or "" for the line saying the date is unknown). Returns (repo, site)."""
+    repo, site = tmp_path / "repo", tmp_path / "site"
+    _git(tmp_path, "init", "-q", "-b", "main", str(repo))
+    for lang in SITE.languages:
+        (repo / "docs" / lang).mkdir(parents=True)
+        (repo / "docs" / lang / "page.md").write_text('# Page\n\n--8<-- "demo/shown.md"\n', encoding="utf-8")
+    _git(repo, "add", "docs")
+    _git(repo, "commit", "-q", "-m", "page", date="2020-01-02T03:04:05+00:00")
+    (repo / "snippets" / "demo").mkdir(parents=True)
+    (repo / "snippets" / "demo" / "shown.md").write_text("```python\nprint(1)\n```\n", encoding="utf-8")
+    _git(repo, "add", "snippets")
+    _git(repo, "commit", "-q", "-m", "snippet", date="2021-03-04T05:06:07+00:00")
+    when = f'<time datetime="{shown}">{shown}</time>' if shown else '<span class="rn-provenance__unknown">?</span>'
+    for lang in SITE.languages:
+        page = _built(site, lang, "page.md")
+        page.parent.mkdir(parents=True, exist_ok=True)
+        page.write_text(f'<p class="rn-source"><a href="{BLOB}snippets/demo/shown.md"><code>x</code></a></p>\n'
+                        f'<aside class="rn-provenance"><a href="{BLOB}docs/{lang}/page.md">src</a>{when}</aside>',
+                        encoding="utf-8")
+    return repo, site
+
+
+@pytest.mark.parametrize("shown", ["2021-03-04", "2020-01-02", ""])
+def test_the_date_a_page_shows_is_the_newest_of_the_page_and_its_snippets(tmp_path, shown):
+    """Mutation: the hook dates a page by its own file only (``info["files"][:1]``), so it shows
+    the page's 2020-01-02 though its snippet changed on 2021-03-04; or it says "unknown" where git knows."""
+    repo, site = _provenance_fixture(tmp_path, shown)
+    problems = provenance_problems(site, repo / "docs", repo)
+    if shown == "2021-03-04":
+        assert problems == []
+        return
+    assert [p.split(":")[0] for p in problems] == [f"docs/{lang}/page.md" for lang in SITE.languages], problems
+    said = shown or "unknown"
+    assert all(f"says it last changed {said}, git says 2021-03-04" in p and "snippets/demo/shown.md" in p
+               for p in problems), problems
+
+
+def test_a_shallow_clone_must_say_the_date_is_unknown(tmp_path):
+    repo, _ = _provenance_fixture(tmp_path, "2021-03-04")
+    shallow = tmp_path / "shallow"
+    _git(tmp_path, "clone", "-q", "--depth", "1", f"file://{repo}", str(shallow))
+    files = [shallow / "docs" / SITE.default / "page.md", shallow / "snippets" / "demo" / "shown.md"]
+    assert last_changed_by_git(repo, [repo / f.relative_to(shallow) for f in files]) == ("2021-03-04", None)
+    assert last_changed_by_git(shallow, files) == (None, "shallow")
+    shutil.copytree(tmp_path / "site", shallow / "site")
+    problems = provenance_problems(shallow / "site", shallow / "docs", shallow)
+    assert problems and all("but git cannot tell (shallow)" in p for p in problems), problems
 
 
 def test_last_changed_date_comes_from_git_and_falls_back_visibly(tmp_path):
@@ -154,8 +272,7 @@ def test_last_changed_date_comes_from_git_and_falls_back_visibly(tmp_path):
     assert provenance.last_changed(repo, [repo / "draft.md"]) == (None, "untracked", False)
 
     shallow = tmp_path / "shallow"
-    subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{repo}", str(shallow)], check=True,
-                   capture_output=True)
+    _git(tmp_path, "clone", "-q", "--depth", "1", f"file://{repo}", str(shallow))
     # the only commit of a depth-1 clone seems to add every file: its date is not old.md's
     assert provenance.last_changed(shallow, [shallow / "old.md"]) == (None, "shallow", False)
 
