@@ -187,10 +187,31 @@ SITE = site_facts.load()
 _NOTEBOOKS = [(lang, slug) for lang in SITE.languages for slug in notebooks.chapters(lang)]
 
 
+def _saved_by(snippet: str, name: str, lang: str) -> bool:
+    """The snippet file (its code or its verified output) names the figure file: ``x.en.svg``, or
+    ``x.{lang}.svg`` in an f-string. Read from snippets/, not from the notebook being checked."""
+    text = (SITE.root / snippet).read_text(encoding="utf-8")
+    return name in text or name.replace(f".{lang}.", ".{lang}.") in text
+
+
+def figure_cell_problems(nb, lang: str, where: str) -> list[str]:
+    """Every figure output sits on the one code cell that saves that figure's file."""
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    found = []
+    for cell in code:
+        for output in (o for o in cell.outputs if o.output_type == "display_data"):
+            name = notebook_figures.figure_name(output)
+            savers = [c.metadata["snippet"] for c in code if _saved_by(c.metadata["snippet"], name, lang)]
+            if savers != [cell.metadata.get("snippet")]:
+                found.append(f"{where}: the figure {name} is shown under the cell of {cell.metadata.get('snippet')}, "
+                             f"but the cell that saves it is {savers or 'none'}")
+    return found
+
+
 @pytest.mark.parametrize("lang,slug", _NOTEBOOKS, ids=[f"{lang}:{slug}" for lang, slug in _NOTEBOOKS])
 def test_notebook_reads_as_the_chapters_notebook_with_its_figures(lang, slug):
     """Notebook pages: titled as the chapter's notebook, no empty stacked sections, and each figure
-    the page shows under a snippet is the display output of that snippet's cell."""
+    the page shows is the display output of the cell that saves it."""
     nb = notebooks.build(lang, slug)
     first = nb.cells[0].source.splitlines()[0]
     assert first == "# " + SITE.text(lang, "notebook_title").format(title=first[2:].rsplit(" · ", 1)[0]), first
@@ -206,6 +227,22 @@ def test_notebook_reads_as_the_chapters_notebook_with_its_figures(lang, slug):
     for output, name in zip(drawn, shown):
         assert output.data["image/svg+xml"] == (SITE.docs / "assets" / "figures" / name).read_text(encoding="utf-8")
         assert notebook_figures.figure_name(output) == name, f"{slug} ({lang}): the output of {name} does not name it"
+    problems = figure_cell_problems(nb, lang, f"docs/{lang}/{notebooks.FOLDER}/{slug}.ipynb")
+    assert not problems, "\n".join(problems)
+
+
+def test_a_figure_under_the_wrong_cell_is_found(tmp_path):
+    """Mutation: tools/notebooks.py attaches each figure to the chapter's first code cell, not to the
+    cell that saves it (as with ``code[0]`` for ``code[-1]``, or ``code[-1]`` where several snippets
+    come before the figures, as on add-and-norm)."""
+    from mutation import mutated
+
+    wrong = mutated(notebooks, "owner.outputs.append(", "code[0].outputs.append(", tmp_path)
+    lang, slug = next((lang, slug) for lang, slug in _NOTEBOOKS if slug == "residual-connections")
+    where = f"docs/{lang}/{notebooks.FOLDER}/{slug}.ipynb"
+    assert figure_cell_problems(notebooks.build(lang, slug), lang, where) == []
+    problems = figure_cell_problems(wrong.build(lang, slug), lang, where)
+    assert problems and all(p.startswith(f"{where}: the figure {slug}-") for p in problems), problems
 
 
 def test_a_heading_without_code_under_it_is_left_out():

@@ -6,8 +6,8 @@ snippet) gets ``docs/<lang>/notebooks/<slug>.ipynb``, titled as that chapter's n
 code under them as markdown cells, in the page's language (a heading with no code under it would
 be an empty section), and each snippet the page includes as a code cell, with the snippet's verified
 output stored as the cell's stdout and the figure it draws (the page's language's SVG, shown on the
-page right after the snippet) as the cell's display output, which names that file in its metadata
-(the site shows the file there, ``hooks/notebook_figures.py``). Code and outputs come from
+page after the snippet) as the display output of the cell whose code or output names that file; the
+output names the file in its metadata (the site shows the file there, ``hooks/notebook_figures.py``). Code and outputs come from
 ``snippets/`` and headings from the page, so a notebook is a function of files that are already
 checked; the tests regenerate every notebook in memory and compare it with the committed one.
 
@@ -122,6 +122,13 @@ def _with_content(items: list[Heading | Figure | str]) -> list[Heading | Figure 
     return kept
 
 
+def _saves(cell, name: str, lang: str) -> bool:
+    """A code cell saves the figure file ``name`` (``x.<lang>.svg``) if its code names it (or
+    ``x.{lang}.svg``) or its verified output does (``saved x.<lang>.svg``)."""
+    stdout = "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
+    return name in cell.source or name.replace(f".{lang}.", ".{lang}.") in cell.source or name in stdout
+
+
 def _figure_output(figure: Figure, where: str):
     path = site_facts.load().docs / "assets" / "figures" / figure.name
     if not path.is_file():
@@ -160,7 +167,12 @@ def build(lang: str, slug: str, docs: Path | None = None, snippet_dir: Path = sn
             code = [c for c in cells if c.cell_type == "code"]
             if pending or not code:
                 raise ValueError(f"docs/{lang}/{slug}.md shows {item.name} before any snippet that draws it")
-            code[-1].outputs.append(_figure_output(item, f"docs/{lang}/{slug}.md"))
+            # under the cell that saves it: a figure shown after several snippets belongs to one of them
+            owner = next((c for c in reversed(code) if _saves(c, item.name, lang)), None)
+            if owner is None:
+                raise ValueError(f"docs/{lang}/{slug}.md shows {item.name}, but no snippet above it names that file "
+                                 f"in its code or its output (print 'saved {item.name}' from the block that draws it)")
+            owner.outputs.append(_figure_output(item, f"docs/{lang}/{slug}.md"))
             continue
         flush()
         for block in snippets.extract(snippet_dir / item):
