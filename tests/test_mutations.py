@@ -1,0 +1,78 @@
+"""Mutation tests of the offline promise (tools/html_scan.py, run by tests/test_build.py on the built
+site): each breaks the promise on a small fixture and asserts the scan fails naming the file.
+
+The other rows of the README's "What the tests protect" table have theirs beside the test they
+break (the README's table names each one).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from types import SimpleNamespace
+
+import jinja2
+import material
+
+from hooks import site_facts
+from tools import html_scan
+
+SITE = site_facts.load()
+MATERIAL = Path(material.__file__).parent / "templates"
+OVERRIDES = SITE.root / "overrides"
+
+
+def _repository_link(with_override: bool) -> str:
+    """The header's repository link as the theme renders it, with or without
+    overrides/partials/source.html (Material's own partial in its place)."""
+    dirs = [str(OVERRIDES), str(MATERIAL)] if with_override else [str(MATERIAL)]
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(dirs))
+    config = SimpleNamespace(repo_url="https://github.com/residual-notes/residual-notes", repo_name="residual-notes",
+                             theme={"icon": {}})
+    return env.get_template("partials/source.html").render(config=config, lang=SimpleNamespace(t=str))
+
+
+def _site(tmp_path: Path, header: str) -> Path:
+    """A site of one page with ``header`` and the JavaScript bundle Material ships."""
+    site = tmp_path / "site"
+    (site / "en").mkdir(parents=True)
+    (site / "en" / "index.html").write_text(f"<html><body><header>{header}</header></body></html>", encoding="utf-8")
+    (bundle,) = (MATERIAL / "assets" / "javascripts").glob("bundle.*.min.js")
+    (site / "assets" / "javascripts").mkdir(parents=True)
+    shutil.copy(bundle, site / "assets" / "javascripts" / bundle.name)
+    return site
+
+
+def test_without_the_source_partial_the_scan_names_the_github_api_call(tmp_path):
+    """Mutation: overrides/partials/source.html removed; Material's repository widget then fetches
+    stars and forks from api.github.com on every page (its bundle holds the address; the page's
+    data-md-component="source" makes it call it)."""
+    assert html_scan.external_assets(_site(tmp_path / "kept", _repository_link(True))) == []
+    found = html_scan.external_assets(_site(tmp_path / "removed", _repository_link(False)))
+    assert found and all(f.startswith("assets/javascripts/bundle.") and "https://api.github.com/" in f
+                         and "en/index.html has 'data-md-component=\"source\"'" in f for f in found), found
+
+
+def test_a_foreign_address_in_a_script_or_an_svg_is_found(tmp_path):
+    """Mutation: a script that fetches from another host, an SVG figure that loads an image and a
+    style sheet from one, a file of a kind the scan does not know; comments and namespaces are no loads."""
+    (tmp_path / "assets").mkdir()
+    (tmp_path / "assets" / "reader.js").write_text(
+        "// see https://docs.example.org/why\n/* https://license.example.org */\n"
+        "const ns = 'http://www.w3.org/2000/svg', r = /https:\\/\\/x/;\n"
+        "fetch(`https://api.example.org/v1/${id}`).then(r => r.json());\n", encoding="utf-8")
+    (tmp_path / "assets" / "figure.svg").write_text(
+        '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink">'
+        '<style>@import url(https://fonts.example.org/f.css);</style>'
+        '<a href="https://arxiv.org/abs/1512.03385"><image xlink:href="https://img.example.org/a.png"/></a></svg>',
+        encoding="utf-8")
+    (tmp_path / "assets" / "module.wasm").write_bytes(b"\0asm")
+    (tmp_path / "index.html").write_text('<script>navigator.sendBeacon("https://stats.example.org/hit")</script>',
+                                         encoding="utf-8")
+    assert html_scan.external_assets(tmp_path) == [
+        "assets/figure.svg: https://fonts.example.org/f.css",
+        "assets/figure.svg: https://img.example.org/a.png",
+        "assets/module.wasm: a .wasm file the offline scan cannot read: classify its suffix in tools/html_scan.py",
+        "assets/reader.js: https://api.example.org/v1/${id}",
+        "index.html: https://stats.example.org/hit",
+    ]
