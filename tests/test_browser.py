@@ -30,7 +30,10 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import os
 import re
+import shutil
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -591,6 +594,35 @@ SEARCH_WAYS_IN = {
 }
 
 
+class NetworkQuiet:
+    """Every request of a browser context (pages and their workers): :meth:`wait` returns once the
+    page's main thread has been idle and no request has been in flight or started for
+    ``quiet_ms`` (network idle, measured, not assumed after a fixed delay)."""
+
+    def __init__(self, ctx, quiet_ms: int = 500):
+        self.quiet, self.in_flight, self.last = quiet_ms / 1000, set(), time.monotonic()
+        ctx.on("request", self._start)
+        ctx.on("requestfinished", self._end)
+        ctx.on("requestfailed", self._end)
+
+    def _start(self, request):
+        self.in_flight.add(request)
+        self.last = time.monotonic()
+
+    def _end(self, request):
+        self.in_flight.discard(request)
+        self.last = time.monotonic()
+
+    def wait(self, page, timeout_s: float = 30) -> None:
+        end = time.monotonic() + timeout_s
+        page.evaluate("() => new Promise(r => requestIdleCallback(() => r(), {timeout: 5000}))")
+        while self.in_flight or time.monotonic() - self.last < self.quiet:
+            if time.monotonic() > end:
+                raise AssertionError(f"{page.url}: the network never went quiet for {self.quiet:.1f} s "
+                                     f"(in flight: {[r.url for r in self.in_flight]})")
+            page.wait_for_timeout(50)  # lets Playwright deliver the events
+
+
 def _search_from_a_fresh_page(own_browser, lang: str, way: str) -> dict:
     """Load ``lang``'s home page; what it requested for search by then, and after the reader takes
     ``way`` into search and types the language's first search term."""
@@ -598,10 +630,11 @@ def _search_from_a_fresh_page(own_browser, lang: str, way: str) -> dict:
     ctx, page, errors, base = _open(own_browser, width)
     requests: list[str] = []
     ctx.on("request", lambda r: SEARCH_FILES.search(urlsplit(r.url).path) and requests.append(r.url))  # workers too
+    quiet = NetworkQuiet(ctx)
     home = base + SITE.prefix(lang)
     try:
         page.goto(home, wait_until="networkidle")
-        page.wait_for_timeout(500)  # the worker's own requests came late
+        quiet.wait(page)  # a worker's own requests, or a late eager fetch on a slow host, come in by then
         at_load = list(requests)
         act(page)
         page.keyboard.type(SITE.text(lang, "search_terms")[0], delay=30)
@@ -1096,3 +1129,50 @@ def test_reader_figure_opens_full_size_and_is_no_white_card_in_dark_mode(reader_
     assert f["darkFilters"] and all("invert" in x for x in f["darkFilters"]), \
         f"/{sp.path}: figures in dark mode have filters {f['darkFilters']}"
     assert not f["errors"], f"/{sp.path}: console errors: {f['errors']}"
+
+
+# --------------------------------------------------------------------------- the checks can fail
+
+
+def test_a_page_with_a_console_error_a_foreign_script_or_raw_tex_fails_the_page_tests(built_site, chromium,
+                                                                                        tmp_path, monkeypatch):
+    """Mutation: one page of a scratch copy of the built site logs an error, loads a script from another
+    host and shows a formula as raw TeX (as without hooks/math.py); the page is visited as every page is,
+    and the per-page tests fail naming its URL."""
+    site = tmp_path / "site"
+    shutil.copytree(built_site, site, copy_function=os.symlink)  # links: only the mutated page is written
+    sp = SitePage(SITE.languages[-1], "index.md")
+    page = site / sp.path / "index.html"
+    text = page.read_text(encoding="utf-8")
+    page.unlink()
+    mutation = ('<script src="https://cdn.example.org/tracker.js"></script><script>console.error("mutation")</script>'
+                r"<p>\(x_{l+1} = x_l + \frac{1}{2} F(x_l)\)</p>")
+    page.write_text(text.replace("</article>", mutation + "</article>", 1), encoding="utf-8")
+    async def no_screenshot(page, name):  # the tests below do not look at screenshots: save the time
+        return tmp_path / f"{name}.jpg"
+
+    monkeypatch.setattr(sys.modules[__name__], "_screenshot", no_screenshot)
+
+    async def visit_one(base):
+        from playwright.async_api import async_playwright
+
+        async with async_playwright() as p:
+            browser = await p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+            ctx = await browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US",
+                                            service_workers="block")
+            await ctx.grant_permissions(["clipboard-read", "clipboard-write"])
+            report = await _visit_page(ctx, sp, base, asyncio.Lock())
+            await browser.close()
+            return report
+
+    with serve_published(site) as base:
+        report = _run_async(visit_one(base))
+    assert report.failure is None, report.failure
+    mutated = Visit(base, {sp: report}, {}, [], 0.0)
+    for test, says in ((test_page_loads_without_errors, "mutation"),
+                       (test_page_loads_nothing_from_other_hosts, "https://cdn.example.org/tracker.js"),
+                       (test_math_is_rendered, "raw TeX in the text")):
+        with pytest.raises(AssertionError) as failed:
+            test(mutated, sp)
+        assert str(failed.value).startswith(f"{base}{sp.path}:") or f"{base}{sp.path} " in str(failed.value), failed.value
+        assert says in str(failed.value), failed.value
