@@ -27,3 +27,13 @@ def mutated(module: ModuleType, old: str, new: str, tmp_path: Path) -> ModuleTyp
     finally:
         del sys.modules[path.stem]
     return mutant
+
+
+def render_markdown(text: str) -> str:
+    """``text`` rendered with mkdocs.yml's Markdown extensions and their settings, as the build renders a
+    page's body before the hooks change it: for a mutated page without a build."""
+    import markdown
+    from mkdocs.config import load_config
+
+    config = load_config(config_file=str(ROOT / "mkdocs.yml"))
+    return markdown.Markdown(extensions=config.markdown_extensions, extension_configs=config.mdx_configs).convert(text)

@@ -1,5 +1,6 @@
-"""Mutation tests of the offline promise (tools/html_scan.py, run by tests/test_build.py on the built
-site): each breaks the promise on a small fixture and asserts the scan fails naming the file.
+"""Mutation tests of the offline promise (tools/html_scan.py and the MathML check, run by
+tests/test_build.py on the built site): each breaks the promise on a small fixture and asserts the
+check fails naming the file.
 
 The other rows of the README's "What the tests protect" table have theirs beside the test they
 break (the README's table names each one).
@@ -7,15 +8,19 @@ break (the README's table names each one).
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 from types import SimpleNamespace
 
 import jinja2
 import material
+import pytest
+import test_build
+from mutation import render_markdown
 
 from hooks import site_facts
-from tools import html_scan
+from tools import html_scan, sources
 
 SITE = site_facts.load()
 MATERIAL = Path(material.__file__).parent / "templates"
@@ -76,3 +81,15 @@ def test_a_foreign_address_in_a_script_or_an_svg_is_found(tmp_path):
         "assets/reader.js: https://api.example.org/v1/${id}",
         "index.html: https://stats.example.org/hit",
     ]
+
+
+def test_without_the_math_hook_the_build_test_names_the_page_with_raw_tex(tmp_path):
+    """Mutation: hooks/math.py removed; arithmatex's TeX reaches the page (rendered with mkdocs.yml's
+    extensions, no build), and the MathML test of tests/test_build.py fails naming the page."""
+    lang = SITE.languages[-1]
+    page = tmp_path / SITE.url_of(lang, "add-and-norm.md") / "index.html"
+    page.parent.mkdir(parents=True)
+    page.write_text(f"<html><body><article>{render_markdown(sources.read(lang, 'add-and-norm.md'))}</article>"
+                    "</body></html>", encoding="utf-8")
+    with pytest.raises(AssertionError, match=re.escape(f"{page.relative_to(tmp_path).as_posix()}: unrendered math")):
+        test_build.test_math_is_mathml_and_no_tex_is_left(tmp_path)

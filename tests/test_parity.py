@@ -46,18 +46,11 @@ def test_every_code_block_of_a_built_page_is_a_snippet_it_includes(built_site):
 def test_code_pasted_into_a_page_is_found_on_the_rendered_page():
     """Mutation: an indented code block and a raw <pre> in docs/en/practice.md, rendered with
     mkdocs.yml's Markdown extensions (the page as the build renders it, without a build)."""
-    import markdown
-    from mkdocs.config import load_config
+    from mutation import render_markdown as render
 
-    config = load_config(config_file=str(site_facts.CONFIG_FILE))
     lang, page = SITE.languages[-1], "practice.md"
     text = sources.read(lang, page)
     includes = [site_facts.ROOT / "snippets" / n for n in dict.fromkeys(sources.includes(text))]
-
-    def render(source: str) -> str:
-        return markdown.Markdown(extensions=config.markdown_extensions,
-                                 extension_configs=config.mdx_configs).convert(source)
-
     name = f"docs/{lang}/{page}"
     assert built_site_checks.pasted_code(render(text), name, includes) == []
     pasted = text + "\nPasted:\n\n    x = torch.randn(3)\n    print(x.sum())\n\n<pre>raw 0.1234</pre>\n"
