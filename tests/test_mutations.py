@@ -93,3 +93,23 @@ def test_without_the_math_hook_the_build_test_names_the_page_with_raw_tex(tmp_pa
                     "</body></html>", encoding="utf-8")
     with pytest.raises(AssertionError, match=re.escape(f"{page.relative_to(tmp_path).as_posix()}: unrendered math")):
         test_build.test_math_is_mathml_and_no_tex_is_left(tmp_path)
+
+
+def test_every_row_of_the_readmes_table_names_mutation_tests_that_exist():
+    """The README's "What the tests protect": each promise names at least one mutation test, and each
+    named test is a test function of that module."""
+    readme = (SITE.root / "README.md").read_text(encoding="utf-8")
+    table = readme.split("## What the tests protect", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in table.splitlines() if line.startswith("| ") and not line.startswith("| promise |")]
+    assert len(rows) >= 10, f"README.md: the table of promises has {len(rows)} rows"
+    problems = []
+    for row in rows:
+        cells = [c.strip() for c in row.strip("|").split(" | ")]
+        named = re.findall(r"`(test_\w+)::(test_\w+)`", cells[-1]) if len(cells) == 3 else []
+        if not named:
+            problems.append(f"README.md: the promise {cells[0][:60]!r}… names no mutation test")
+        for module, test in named:
+            path = SITE.root / "tests" / f"{module}.py"
+            if not path.is_file() or not re.search(rf"^(?:async )?def {test}\(", path.read_text(encoding="utf-8"), re.M):
+                problems.append(f"README.md: {module}::{test} is no test in tests/{module}.py")
+    assert not problems, "\n".join(problems)
