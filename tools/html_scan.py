@@ -145,8 +145,7 @@ def is_external(url: str) -> bool:
     return bool(parts.netloc) or parts.scheme in ("http", "https", "ftp")
 
 
-def _urls(path: Path) -> list[str]:
-    text = path.read_text(encoding="utf-8", errors="replace")
+def _urls(path: Path, text: str) -> list[str]:
     if path.suffix in (".html", ".htm", ".svg"):
         scanner = _AssetScanner()
         scanner.feed(text)
@@ -159,9 +158,8 @@ def _urls(path: Path) -> list[str]:
 def external_assets(site: Path, known: tuple[Known, ...] = KNOWN) -> list[str]:
     """Every reference to another host that a shipped file would make the browser load, with its
     file (and, for a known conditional one, the page that meets its condition)."""
-    found, conditional = [], []
-    files = sorted(p for p in site.rglob("*") if p.is_file())
-    for path in files:
+    found, conditional, pages = [], [], {}
+    for path in sorted(p for p in site.rglob("*") if p.is_file()):
         rel = path.relative_to(site).as_posix()
         if path.suffix in NOT_LOADED:
             continue
@@ -169,7 +167,10 @@ def external_assets(site: Path, known: tuple[Known, ...] = KNOWN) -> list[str]:
             found.append(f"{rel}: a {path.suffix or 'suffix-less'} file the offline scan cannot read: "
                          "classify its suffix in tools/html_scan.py")
             continue
-        for url in _urls(path):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if path.suffix in (".html", ".htm"):
+            pages[rel] = text
+        for url in _urls(path, text):
             if not is_external(url) or NAMESPACE.match(url):
                 continue
             k = next((k for k in known if fnmatch.fnmatch(rel, k.file) and re.match(k.url, url)), None)
@@ -177,10 +178,8 @@ def external_assets(site: Path, known: tuple[Known, ...] = KNOWN) -> list[str]:
                 found.append(f"{rel}: {url}")
             elif k.trigger is not None:
                 conditional.append((rel, url, k))
-    pages = [(p.relative_to(site).as_posix(), p.read_text(encoding="utf-8", errors="replace"))
-             for p in files if p.suffix in (".html", ".htm")]
     for rel, url, k in conditional:
-        hit = next((name for name, text in pages if k.trigger.search(text)), None)
+        hit = next(((name, m.group(0)) for name, text in pages.items() if (m := k.trigger.search(text))), None)
         if hit:
-            found.append(f"{rel}: {url} (loaded: {k.condition}; {hit} has {k.trigger.search(dict(pages)[hit]).group(0)!r})")
+            found.append(f"{rel}: {url} (loaded: {k.condition}; {hit[0]} has {hit[1]!r})")
     return found
