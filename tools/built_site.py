@@ -194,7 +194,7 @@ def pasted_code(article: str, page: str, snippet_files: list[Path]) -> list[str]
     shown = set()
     for path in snippet_files:
         for block in snippets.extract(path):
-            shown |= {_block_text(block.code), _block_text(block.expected or "")}
+            shown |= {_block_text(block.code)} | ({_block_text(block.expected)} if block.expected else set())
     found = []
     for n, m in enumerate(_PRE.finditer(article), 1):
         text = _pre_text(m.group(1))
