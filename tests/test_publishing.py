@@ -138,9 +138,8 @@ def provenance_problems(site_dir: Path, docs: Path = SITE.docs, root: Path = ROO
                     found.append(f"{name}: the page says it last changed {shown[0] if shown else 'unknown'}, git says "
                                  f"{date} (the newest commit of {rels})")
                 elif not date and (shown or not unknown):
-                    found.append(f"{name}: the page says it last changed {shown[0] if shown else '(no date line)'}, but git "
-                                 f"cannot tell ({why}): "
-                                 "it should say the date is unknown")
+                    found.append(f"{name}: the page says it last changed {shown[0] if shown else '(no date line)'}, "
+                                 f"but git cannot tell ({why}): it should say the date is unknown")
             if src.endswith(".md"):
                 # one link per file, after its last include (a file may be included in sections)
                 want = [f"snippets/{n}" for i, n in enumerate(names) if n not in names[i + 1:]]
