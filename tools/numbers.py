@@ -1,6 +1,7 @@
 """Every number in prose is bound to evidence the reader can see on the same page.
 
-A number in a chapter's prose (``docs/<lang>/<page>.md``, both languages) must be one of
+A number in the prose of a page the nav lists (``docs/<lang>/<page>.md``, in a subfolder too, every
+language) must be one of
 
 1. **printed**: a block included on the page (``--8<-- "…"``) prints it in its verified output, exactly
    or as a correct rounding (see *Rounding* below);
