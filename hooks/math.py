@@ -27,10 +27,17 @@ import hashlib
 import importlib.util
 import html
 import re
+import sys
 from pathlib import Path
 
 import math_core
 from mkdocs.exceptions import PluginError
+
+if __package__ != "hooks":  # MkDocs runs a hook from its path, with only hooks/ on sys.path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from hooks import one_module  # noqa: E402
+
+one_module(__name__, __file__)
 
 FONT_URL = "assets/fonts/STIXTwoMath.woff2"
 _CACHE = Path(__file__).resolve().parent.parent / ".cache" / "fonts"

@@ -17,11 +17,16 @@ from __future__ import annotations
 import html
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 
-from hooks import site_facts
+if __package__ != "hooks":  # MkDocs runs a hook from its path, with only hooks/ on sys.path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from hooks import one_module, site_facts  # noqa: E402
+
+one_module(__name__, __file__)
 
 # the include syntax of pymdownx.snippets (a line that starts with ";" is an escaped include)
 INCLUDE = re.compile(r"""^(?P<indent>[ \t]*)-{1,}8<-{1,}[ \t]+(?P<q>["'])(?P<name>[^"']+)(?P=q)[ \t]*$""")

@@ -22,14 +22,16 @@ before this hook: the index held every code block and every formula twice (MathM
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 from mkdocs import plugins
 
-try:
-    from hooks import minified
-except ImportError:  # MkDocs loads a hook by its path, with hooks/ on sys.path
-    import minified
+if __package__ != "hooks":  # MkDocs runs a hook from its path, with only hooks/ on sys.path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from hooks import minified, one_module  # noqa: E402
+
+one_module(__name__, __file__)
 
 EXCLUDE = ' data-search-exclude="not-prose"'
 # code blocks (Material's highlight wrappers), display math boxes, inline formulas, and the source
