@@ -51,6 +51,17 @@ WORKER_PATCHES = [
 ]
 
 
+@plugins.event_priority(100)  # before Material's search plugin (0) opens the dictionary
+def on_config(config):
+    """``search.jieba_dict_user`` (the Chinese terms jieba keeps whole) is written relative to mkdocs.yml;
+    Material opens it relative to the working directory, so `mkdocs build -f path/to/mkdocs.yml` from
+    another folder warned (and failed under --strict). The path is made absolute first."""
+    search = config.plugins.get("material/search") or config.plugins.get("search")
+    terms = search.config.get("jieba_dict_user") if search else None
+    if terms and not Path(terms).is_absolute():
+        search.config.jieba_dict_user = str(Path(config.config_file_path).resolve().parent / terms)
+
+
 def exclude_from_search(html: str) -> str:
     return _BLOCKS.sub(lambda m: f"<{m.group(1)}{EXCLUDE}", html)
 
