@@ -139,6 +139,7 @@ def on_page_content(html_text, page, config, files):
     source = info["files"][0].relative_to(root).as_posix()
     date, why, uncommitted = last_changed(root, info["files"])
     if date:
+        page.update_date = date  # sitemap.xml's lastmod: the page's last change, not the build's day
         when = (f'<span class="rn-provenance__date">{labels["changed"]}<time datetime="{date}">{date}</time>'
                 + (labels["uncommitted"] if uncommitted else "") + "</span>")
     else:
