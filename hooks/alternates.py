@@ -13,8 +13,16 @@ sitemap that does not exist.
 from __future__ import annotations
 
 import re
+import sys
+from pathlib import Path
 
 from mkdocs.exceptions import PluginError
+
+if __package__ != "hooks":  # MkDocs runs a hook from its path, with only hooks/ on sys.path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from hooks import one_module  # noqa: E402
+
+one_module(__name__, __file__)
 
 HEAD_ALTERNATE = re.compile(r'[ \t]*<link rel="alternate" href="[^"]*" hreflang="[^"]*">[ \t]*\n?')
 

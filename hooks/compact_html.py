@@ -13,6 +13,14 @@
 from __future__ import annotations
 
 import re
+import sys
+from pathlib import Path
+
+if __package__ != "hooks":  # MkDocs runs a hook from its path, with only hooks/ on sys.path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from hooks import one_module  # noqa: E402
+
+one_module(__name__, __file__)
 
 _PLAIN_SPAN = re.compile(r'<span class="(?:n|w)">([^<]*)</span>')
 # Material turns a `# (1)!` comment into an annotation marker; the spaces before it would be copied

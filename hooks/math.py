@@ -1,7 +1,7 @@
-"""Render TeX to MathML at build time, so math needs no JavaScript and no network.
+r"""Render TeX to MathML at build time, so math needs no JavaScript and no network.
 
 pymdownx.arithmatex (generic mode) wraps each formula in
-``<span class="arithmatex">\\(...\\)</span>`` or ``<div class="arithmatex">\\[...\\]</div>``.
+``<span class="arithmatex">\(...\)</span>`` or ``<div class="arithmatex">\[...\]</div>``.
 This hook replaces each wrapper with MathML from math-core. A formula that math-core cannot
 convert fails the build, naming the page and the formula.
 
@@ -26,13 +26,23 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import html
+import os
 import re
+import sys
+import tempfile
 from pathlib import Path
 
 import math_core
 from mkdocs.exceptions import PluginError
 
+if __package__ != "hooks":  # MkDocs runs a hook from its path, with only hooks/ on sys.path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from hooks import one_module  # noqa: E402
+
+one_module(__name__, __file__)
+
 FONT_URL = "assets/fonts/STIXTwoMath.woff2"
+_SUBSET_FORM = "2"  # part of the cache key: a subset cached by an older form of on_post_build is not reused
 _CACHE = Path(__file__).resolve().parent.parent / ".cache" / "fonts"
 
 _converter = math_core.LatexToMathML(pretty_print="never")
@@ -112,13 +122,15 @@ def on_post_build(config, **kwargs) -> None:
     from fontTools.ttLib import TTFont
 
     chars = "".join(sorted(_used_chars | _ALWAYS | {chr(c) for c in range(32, 127)}))
-    key = hashlib.sha256(chars.encode()).hexdigest()[:16]
+    key = hashlib.sha256(f"{_SUBSET_FORM}\n{chars}".encode()).hexdigest()[:16]
     cached = _CACHE / f"STIXTwoMath-{key}.woff2"
     if not cached.exists():
         # find ziamath's font without importing ziamath (its import warns)
         package = importlib.util.find_spec("ziamath").submodule_search_locations[0]
         source = Path(package) / "fonts" / "STIXTwoMath-Regular.ttf"
-        font = TTFont(source)
+        # head.modified stays the source font's: fontTools would stamp the save time, and every build
+        # would publish a different file
+        font = TTFont(source, recalcTimestamp=False)
         options = subset.Options()
         options.layout_features = ["*"]
         options.flavor = "woff2"
@@ -127,7 +139,12 @@ def on_post_build(config, **kwargs) -> None:
         subsetter.subset(font)
         cached.parent.mkdir(parents=True, exist_ok=True)
         font.flavor = "woff2"
-        font.save(cached)
+        # whole or not at all: two builds at once (the tests) may fill the cache side by side
+        with tempfile.NamedTemporaryFile(dir=cached.parent, prefix=f".{cached.name}.", delete=False) as tmp:
+            font.save(tmp)
+            tmp.flush()
+            os.fsync(tmp.fileno())
+        os.replace(tmp.name, cached)
     target = Path(config.site_dir) / FONT_URL
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_bytes(cached.read_bytes())

@@ -8,9 +8,16 @@ file and the text expected: Material changed, and the edit must be checked again
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
+
+if __package__ != "hooks":  # MkDocs runs a hook from its path, with only hooks/ on sys.path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from hooks import one_module  # noqa: E402
+
+one_module(__name__, __file__)
 
 Edit = tuple[str, str]  # (what Material ships, what it should be)
 

@@ -12,12 +12,17 @@ that language's page to its folder and puts the default language's back at the r
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from mkdocs.exceptions import PluginError
 
-from hooks import site_facts
+if __package__ != "hooks":  # MkDocs runs a hook from its path, with only hooks/ on sys.path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from hooks import one_module, site_facts  # noqa: E402
+
+one_module(__name__, __file__)
 
 _saved: dict[str, str] = {}  # site_dir -> the default language's 404.html
 

@@ -25,16 +25,18 @@ import binascii
 import html
 import json
 import re
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from mkdocs import plugins
 from mkdocs.exceptions import PluginError
 
-try:
-    from hooks import site_facts
-except ImportError:  # MkDocs loads a hook by its path, with hooks/ on sys.path
-    import site_facts
+if __package__ != "hooks":  # MkDocs runs a hook from its path, with only hooks/ on sys.path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from hooks import one_module, site_facts  # noqa: E402
+
+one_module(__name__, __file__)
 
 KEY = "residual_notes"  # the output metadata this site writes
 SVG = "image/svg+xml"

@@ -39,6 +39,7 @@ from __future__ import annotations
 import html
 import json
 import re
+import sys
 from pathlib import Path, PurePosixPath
 
 from mkdocs import plugins
@@ -47,10 +48,11 @@ from mkdocs.structure.files import File
 from mkdocs.structure.toc import get_toc
 from mkdocs.utils import get_relative_url
 
-try:
-    from hooks import site_facts
-except ImportError:  # MkDocs loads a hook by its path, with hooks/ on sys.path
-    import site_facts
+if __package__ != "hooks":  # MkDocs runs a hook from its path, with only hooks/ on sys.path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from hooks import one_module, site_facts  # noqa: E402
+
+one_module(__name__, __file__)
 
 FOLDER = "notebooks"
 JUPYTER = "mkdocs-jupyter"  # the plugin's name in mkdocs.yml

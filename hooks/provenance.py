@@ -17,11 +17,16 @@ from __future__ import annotations
 import html
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 
-from hooks import site_facts
+if __package__ != "hooks":  # MkDocs runs a hook from its path, with only hooks/ on sys.path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from hooks import one_module, site_facts  # noqa: E402
+
+one_module(__name__, __file__)
 
 # the include syntax of pymdownx.snippets (a line that starts with ";" is an escaped include)
 INCLUDE = re.compile(r"""^(?P<indent>[ \t]*)-{1,}8<-{1,}[ \t]+(?P<q>["'])(?P<name>[^"']+)(?P=q)[ \t]*$""")
@@ -134,6 +139,7 @@ def on_page_content(html_text, page, config, files):
     source = info["files"][0].relative_to(root).as_posix()
     date, why, uncommitted = last_changed(root, info["files"])
     if date:
+        page.update_date = date  # sitemap.xml's lastmod: the page's last change, not the build's day
         when = (f'<span class="rn-provenance__date">{labels["changed"]}<time datetime="{date}">{date}</time>'
                 + (labels["uncommitted"] if uncommitted else "") + "</span>")
     else:

@@ -22,14 +22,16 @@ before this hook: the index held every code block and every formula twice (MathM
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 from mkdocs import plugins
 
-try:
-    from hooks import minified
-except ImportError:  # MkDocs loads a hook by its path, with hooks/ on sys.path
-    import minified
+if __package__ != "hooks":  # MkDocs runs a hook from its path, with only hooks/ on sys.path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from hooks import minified, one_module  # noqa: E402
+
+one_module(__name__, __file__)
 
 EXCLUDE = ' data-search-exclude="not-prose"'
 # code blocks (Material's highlight wrappers), display math boxes, inline formulas, and the source
@@ -47,6 +49,17 @@ WORKER_PATCHES = [
     # search(): the segments are joined with "* ", and transform() adds another "*" to each
     ('[...fe(s,this.index.invertedIndex)].join("* ")', '[...fe(s,this.index.invertedIndex)].join(" ")'),
 ]
+
+
+@plugins.event_priority(100)  # before Material's search plugin (0) opens the dictionary
+def on_config(config):
+    """``search.jieba_dict_user`` (the Chinese terms jieba keeps whole) is written relative to mkdocs.yml;
+    Material opens it relative to the working directory, so `mkdocs build -f path/to/mkdocs.yml` from
+    another folder warned (and failed under --strict). The path is made absolute first."""
+    search = config.plugins.get("material/search") or config.plugins.get("search")
+    terms = search.config.get("jieba_dict_user") if search else None
+    if terms and not Path(terms).is_absolute():
+        search.config.jieba_dict_user = str(Path(config.config_file_path).resolve().parent / terms)
 
 
 def exclude_from_search(html: str) -> str:

@@ -18,15 +18,17 @@ Without that script (it failed to load) the bundle does what it shipped doing.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from mkdocs import plugins
 from mkdocs.exceptions import PluginError
 
-try:
-    from hooks import minified
-except ImportError:  # MkDocs loads a hook by its path, with hooks/ on sys.path
-    import minified
+if __package__ != "hooks":  # MkDocs runs a hook from its path, with only hooks/ on sys.path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from hooks import minified, one_module  # noqa: E402
+
+one_module(__name__, __file__)
 
 BUNDLE_GLOB = "assets/javascripts/bundle.*.min.js"
 SCRIPT = "assets/js/search-lazy.js"  # defines residualNotesSearch; overrides/main.html loads it

@@ -22,16 +22,18 @@ and each other language's folder was built before the split.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 from mkdocs import plugins
 from mkdocs.exceptions import PluginError
 from mkdocs.utils import get_relative_url
 
-try:
-    from hooks import site_facts
-except ImportError:  # MkDocs loads a hook by its path, with hooks/ on sys.path
-    import site_facts
+if __package__ != "hooks":  # MkDocs runs a hook from its path, with only hooks/ on sys.path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from hooks import one_module, site_facts  # noqa: E402
+
+one_module(__name__, __file__)
 
 INDEX = "search/search_index.json"
 _depth = 0

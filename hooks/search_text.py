@@ -21,9 +21,17 @@ from __future__ import annotations
 
 import html
 import re
+import sys
+from pathlib import Path
 
 from mkdocs import plugins
 from mkdocs.exceptions import PluginError
+
+if __package__ != "hooks":  # MkDocs runs a hook from its path, with only hooks/ on sys.path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from hooks import one_module  # noqa: E402
+
+one_module(__name__, __file__)
 
 _PRE = re.compile(r"<pre\b[^>]*>(.*?)</pre>", re.S)
 _MATH = re.compile(r"<math\b[^>]*>(.*?)</math>", re.S)

@@ -12,16 +12,18 @@ and after the build it exists in ``site_dir`` at its one path. Otherwise ``Plugi
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from mkdocs import plugins
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
-try:
-    from hooks import site_facts
-except ImportError:  # MkDocs loads a hook by its path, with hooks/ on sys.path
-    import site_facts
+if __package__ != "hooks":  # MkDocs runs a hook from its path, with only hooks/ on sys.path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from hooks import one_module, site_facts  # noqa: E402
+
+one_module(__name__, __file__)
 
 
 def shared_files(docs: Path, languages: tuple[str, ...]) -> list[str]:

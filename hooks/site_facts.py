@@ -20,11 +20,18 @@ Adding a language is a new entry under ``plugins.i18n.languages`` (with its ``ex
 from __future__ import annotations
 
 import functools
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from urllib.parse import urlsplit
 
 from mkdocs.exceptions import PluginError
+
+if __package__ != "hooks":  # MkDocs runs a hook from its path, with only hooks/ on sys.path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from hooks import one_module  # noqa: E402
+
+one_module(__name__, __file__)
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG_FILE = ROOT / "mkdocs.yml"
@@ -144,7 +151,9 @@ def from_config(config) -> Facts:
 
 @functools.lru_cache(maxsize=None)
 def load(config_file: Path = CONFIG_FILE) -> Facts:
-    """The facts of ``mkdocs.yml`` (or another config file), through ``mkdocs.config.load_config``."""
+    """The facts of ``mkdocs.yml`` (or another config file), through ``mkdocs.config.load_config``,
+    without running its hooks: the facts need none, and a hook already imported (``hooks.x``) must not
+    run a second time (see hooks/__init__.py)."""
     from mkdocs.config import load_config
 
-    return from_config(load_config(config_file=str(config_file)))
+    return from_config(load_config(config_file=str(config_file), hooks=[]))

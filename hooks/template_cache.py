@@ -9,9 +9,16 @@ checksum of its source, so an edited override or a Material upgrade recompiles b
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from jinja2 import FileSystemBytecodeCache
+
+if __package__ != "hooks":  # MkDocs runs a hook from its path, with only hooks/ on sys.path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from hooks import one_module  # noqa: E402
+
+one_module(__name__, __file__)
 
 
 def on_env(env, config, files):

@@ -20,8 +20,14 @@ On the HTML of each Chinese page, outside ``<pre>``, ``<code>``, ``<script>`` an
 from __future__ import annotations
 
 import re
+import sys
+from pathlib import Path
 
-from hooks import site_facts
+if __package__ != "hooks":  # MkDocs runs a hook from its path, with only hooks/ on sys.path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from hooks import one_module, site_facts  # noqa: E402
+
+one_module(__name__, __file__)
 
 CJK = "\u2e80-\u2fff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 PUNCT = "，。；：、（）“”‘’！？《》〈〉【】「」『』—…～\u3000"

@@ -113,7 +113,7 @@ def test_base_without_mkdocs_base_url_fails():
 def _config():
     from mkdocs.config import load_config
 
-    return load_config(config_file=str(site_facts.CONFIG_FILE))
+    return load_config(config_file=str(site_facts.CONFIG_FILE), hooks=[])  # the hooks are imported as hooks.x
 
 
 def test_a_notebook_that_is_no_page_after_i18n_fails():
