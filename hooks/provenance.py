@@ -74,6 +74,7 @@ def included(markdown: str) -> list[str]:
 def on_page_markdown(markdown, page, config, files):
     lang = _lang(page, config)
     root, base, blob = _root(config), snippet_base(config), blob_root(config)
+    label = _labels(config, lang)["snippet"]
     lines = markdown.splitlines()
     # one link per snippet file, after its last include: a file included in sections (code, then a
     # list of code annotations, then output) gets it after the output, never between code and list
@@ -86,7 +87,6 @@ def on_page_markdown(markdown, page, config, files):
             continue
         path = base / SECTION.sub("", m.group("name"))
         rel = path.resolve().relative_to(root).as_posix()
-        label = _labels(config, lang)["snippet"]
         out += ["", f'{m.group("indent")}<p class="rn-source"><span class="rn-source__label">{label}</span>'
                     f'<a href="{html.escape(blob + rel)}"><code>{html.escape(rel)}</code></a></p>', ""]
     page.rn_provenance = {"files": [Path(page.file.abs_src_path).resolve()]
