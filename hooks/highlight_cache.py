@@ -147,13 +147,9 @@ def catch_all(cache: Cache) -> dict:
             "validator": highlight_validator, "_cache": cache}
 
 
+# MkDocs loads a hook's module afresh with each config (each `mkdocs serve` reload loads the
+# config again), and i18n builds every language with that config: one Cache per build.
 _cache: Cache | None = None
-_depth = 0
-
-
-def on_startup(command, dirty):
-    global _depth
-    _depth = 0
 
 
 @plugins.event_priority(-150)  # after i18n's on_config (-100): it may reconfigure extensions
@@ -177,20 +173,7 @@ def on_config(config):
     return config
 
 
-def on_pre_build(config):
-    global _depth
-    _depth += 1
-
-
-def on_build_error(error):
-    global _depth
-    _depth = 0
-
-
 @plugins.event_priority(-200)  # after i18n's on_post_build (-100), which builds the other languages
 def on_post_build(config):
-    global _depth
-    _depth -= 1
-    if _depth <= 0 and _cache is not None:
-        _depth = 0
-        _cache.save()
+    if _cache is not None:
+        _cache.save()  # each language's build saves what the build used so far; unchanged, nothing

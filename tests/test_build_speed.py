@@ -30,6 +30,8 @@ from hooks import highlight_cache as hc
 from hooks import provenance
 from tools.build import build, copy_project
 
+from test_publishing import _git  # git with a fixed author, committer and date
+
 EXTENSIONS = ["admonition", "attr_list", "md_in_html", "pymdownx.highlight", "pymdownx.superfences",
               "pymdownx.details", "pymdownx.tabbed"]
 CONFIGS = {"pymdownx.highlight": {"anchor_linenums": False, "pygments_lang_class": True},
@@ -194,14 +196,6 @@ def test_a_build_with_the_cache_is_byte_identical_to_one_without(tmp_path):
 
 
 # --------------------------------------------------------------------------- provenance: one read of git
-
-def _git(cwd: Path, *args: str, date: str | None = None) -> str:
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@example.org", "PATH": "/usr/bin:/bin", "HOME": str(cwd)}
-    if date:
-        env |= {"GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
-    return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout
-
 
 def _history_repo(tmp_path: Path) -> Path:
     """A history with what ``git log -1`` treats specially: merges that bring one file each (a set
