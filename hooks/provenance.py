@@ -6,7 +6,9 @@
 * At the end of every page, a line with a link to the page's own source file and the date the page
   last changed: the newest commit date (``git log -1 --format=%cs``) over the page and the snippet
   files it includes. Where git cannot say (no git, a file never committed, or a shallow clone whose
-  history stops before that change) the line says so instead of showing a wrong date.
+  history stops before that change) the line says so instead of showing a wrong date. Git is asked
+  twice per build, not per page: ``History`` reads the whole history once and replays
+  ``git log -1 -- <files>`` for each page.
 
 Links point at ``<repo_url>/blob/<branch>/<path>``; the branch is read from ``edit_uri``, which must
 be ``blob/<branch>/<docs_dir>/``.
