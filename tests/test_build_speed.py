@@ -50,6 +50,7 @@ FENCES = {
     "nested": f'!!! example "An example"\n\n    ```python\n    {CODE.replace(chr(10), chr(10) + "    ")}```\n',
     "in a tab": f'=== "One"\n\n    ```python\n    x = 1\n    ```\n\n=== "Two"\n\n    ```python\n    x = 2\n    ```\n',
     "title as html": f'```python title="<b>block</b>.py" title_mode="html"\n{CODE}```\n',
+    "indented, no fence": "A paragraph.\n\n    x = 1\n    y = 2\n",
 }
 
 
@@ -75,7 +76,7 @@ def test_a_cached_fence_is_the_fence_superfences_makes(name):
     second = md.convert(text)  # from the cache, but for what cannot be cached
     assert first == plain, f"{name}: the catch-all fence changed the HTML"
     assert second == plain, f"{name}: the cached HTML differs from superfences' own"
-    if name == "title as html":  # the title sits in the page's Markdown stash: nothing to reuse
+    if name in ("title as html", "indented, no fence"):  # in the page's stash / no fence: nothing to reuse
         assert cache.hits == 0 and not cache.entries
     else:
         assert cache.hits >= 1, f"{name}: the second conversion highlighted the block again"
@@ -265,3 +266,23 @@ def test_provenance_asks_git_twice_per_build(tmp_path, monkeypatch):
     assert provenance.last_changed(site, [site / "page", site / "draft"], history)[2] is True
     provenance._history_of(object(), site)  # the next build (mkdocs serve loads the config again)
     assert len(calls) == 4
+
+
+# --------------------------------------------------------------------------- the bench's floor
+
+def test_the_floor_is_bare_material_with_the_same_pages_and_extensions():
+    from tools import bench
+
+    text = Path(provenance.__file__).resolve().parent.parent.joinpath("mkdocs.yml").read_text(encoding="utf-8")
+    floor = bench.floor_config(text)
+    assert not re.search(r"^hooks:|^\s+custom_dir:|mkdocs-jupyter|glightbox", floor, re.M), floor
+
+    def block(yml: str, key: str) -> str:
+        return re.search(rf"^{key}:\n(?:(?:[ #].*)?\n)*", yml, re.M).group(0)
+
+    for key in ("markdown_extensions", "nav", "validation"):
+        assert block(floor, key) == block(text, key), f"the floor changed {key}"
+    assert re.findall(r"^  - ([\w/-]+)", block(floor, "plugins"), re.M) == ["search", "i18n"]
+    assert block(floor, "plugins").split("  - i18n:")[1] == block(text, "plugins").split("  - i18n:")[1]
+    with pytest.raises(SystemExit, match="not bare Material"):
+        bench.floor_config(text.replace("  - i18n:", "  - other-i18n:"))
