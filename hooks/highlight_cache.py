@@ -28,6 +28,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import logging
 import os
 import tempfile
 from importlib import metadata
@@ -44,6 +45,7 @@ FORMAT = 1  # of the cache file; bump when the key or the entries change meaning
 # settings that number something per block on a page: the same code then differs from page to page
 PER_PAGE = ("line_spans", "line_anchors", "anchor_linenums")
 DISTRIBUTIONS = ("Pygments", "pymdown-extensions", "Markdown")
+log = logging.getLogger("mkdocs.hooks.highlight_cache")  # shown by `mkdocs build -v`
 
 
 def _name(value) -> str:
@@ -177,3 +179,4 @@ def on_config(config):
 def on_post_build(config):
     if _cache is not None:
         _cache.save()  # each language's build saves what the build used so far; unchanged, nothing
+        log.debug(f"hooks/highlight_cache.py: {_cache.hits} code blocks from the cache, {_cache.misses} highlighted")
