@@ -29,7 +29,9 @@ _BEFORE_ANNOTATION = re.compile(r'[ \t]+(?=<span class="c1"># \(\d+\)!</span>)')
 _KEEP = re.compile(r"(<pre\b.*?</pre>|<textarea\b.*?</textarea>|<script\b.*?</script>)", re.S)
 _INDENT = re.compile(r"\n[ \t\n]*")
 _CJK = "\u2e80-\u2fff\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef"
-_CJK_BREAK = re.compile(f"(?<=[{_CJK}])\n(?=[{_CJK}])")
+# the line break first, then what is behind it: a lookbehind first is tried at every character
+_CJK_BREAK = re.compile(f"\n(?<=[{_CJK}]\n)(?=[{_CJK}])")
+_MARKER = "# ("  # in every annotation marker: a block without it has no blanks to drop
 
 
 def compact(html: str) -> str:
@@ -37,7 +39,8 @@ def compact(html: str) -> str:
     for i, part in enumerate(parts):
         if i % 2:  # kept verbatim, apart from the plain spans inside code
             if part.startswith("<pre"):
-                parts[i] = _BEFORE_ANNOTATION.sub("", _PLAIN_SPAN.sub(r"\1", part))
+                part = _PLAIN_SPAN.sub(r"\1", part)
+                parts[i] = _BEFORE_ANNOTATION.sub("", part) if _MARKER in part else part
         else:
             parts[i] = _CJK_BREAK.sub("", _INDENT.sub("\n", part))
     return "".join(parts)

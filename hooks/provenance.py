@@ -6,7 +6,9 @@
 * At the end of every page, a line with a link to the page's own source file and the date the page
   last changed: the newest commit date (``git log -1 --format=%cs``) over the page and the snippet
   files it includes. Where git cannot say (no git, a file never committed, or a shallow clone whose
-  history stops before that change) the line says so instead of showing a wrong date.
+  history stops before that change) the line says so instead of showing a wrong date. Git is asked
+  twice per build, not per page: ``History`` reads the whole history once and replays
+  ``git log -1 -- <files>`` for each page.
 
 Links point at ``<repo_url>/blob/<branch>/<path>``; the branch is read from ``edit_uri``, which must
 be ``blob/<branch>/<docs_dir>/``.
@@ -14,10 +16,12 @@ be ``blob/<branch>/<docs_dir>/``.
 
 from __future__ import annotations
 
+import heapq
 import html
 import re
 import subprocess
 import sys
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
@@ -77,6 +81,7 @@ def included(markdown: str) -> list[str]:
 def on_page_markdown(markdown, page, config, files):
     lang = _lang(page, config)
     root, base, blob = _root(config), snippet_base(config), blob_root(config)
+    label = _labels(config, lang)["snippet"]
     lines = markdown.splitlines()
     # one link per snippet file, after its last include: a file included in sections (code, then a
     # list of code annotations, then output) gets it after the output, never between code and list
@@ -89,7 +94,6 @@ def on_page_markdown(markdown, page, config, files):
             continue
         path = base / SECTION.sub("", m.group("name"))
         rel = path.resolve().relative_to(root).as_posix()
-        label = _labels(config, lang)["snippet"]
         out += ["", f'{m.group("indent")}<p class="rn-source"><span class="rn-source__label">{label}</span>'
                     f'<a href="{html.escape(blob + rel)}"><code>{html.escape(rel)}</code></a></p>', ""]
     page.rn_provenance = {"files": [Path(page.file.abs_src_path).resolve()]
@@ -104,31 +108,134 @@ def _git(root: Path, *args: str) -> subprocess.CompletedProcess | None:
         return None
 
 
-def _shallow_boundary(root: Path) -> set[str]:
-    proc = _git(root, "rev-parse", "--git-path", "shallow")
-    if proc is None or proc.returncode != 0:
-        return set()
-    path = Path(proc.stdout.strip())
-    path = path if path.is_absolute() else root / path
-    return set(path.read_text().split()) if path.exists() else set()
+class History:
+    """What git says of the files under ``root``, from one ``git status`` and one ``git log`` per build.
+
+    ``git log -1 -- <files>`` (run per page before) shows the first commit of git's walk from HEAD,
+    newest committer date first, that is not TREESAME for those files: a commit that changes one
+    of them, or a merge that differs from every parent in them; through a merge that is TREESAME
+    to a parent, the walk follows only the first such parent. ``first_change`` replays that walk
+    over the whole history read once (``git log -m --pretty=raw --name-only``: each commit's
+    parents, committer time and the files it changes against each parent), so every page gets the
+    commit, and the date, that ``git log -1`` gave it.
+    """
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.commits: dict[str, dict] = {}  # hash -> parents, committer time, date, files by parent
+        self.head: str | None = None
+        self.dirty: set[str] = set()
+        status = _git(root, "-c", "core.quotePath=false", "-c", "status.relativePaths=true", "status", "--short",
+                      "--untracked-files=all", "--no-renames", "--", ".")
+        self.git = status is not None and status.returncode == 0
+        if not self.git:
+            return
+        self.dirty = {_unquote(line[3:]) for line in status.stdout.splitlines() if len(line) > 3}
+        log = _git(root, "-c", "log.showRoot=true", "log", "-m", "--no-renames", "--name-only", "--relative",
+                   "--no-show-signature", "--pretty=raw", "-z")
+        if log is not None and log.returncode == 0:
+            self._read(log.stdout)
+
+    def _read(self, out: str) -> None:
+        entry = None
+        for token in out.split("\0"):
+            if entry is None:  # a commit's header, message and first file
+                if not token.startswith("commit "):
+                    continue
+                head, _, rest = token.partition("\n\n")
+                lines = head.split("\n")
+                commit, _, parent = lines[0][len("commit "):].partition(" (from ")
+                info = self.commits.get(commit)
+                if info is None:
+                    info = self.commits[commit] = {"parents": [], "files": {}}
+                    info["parents"] = [line.split()[1] for line in lines if line.startswith("parent ")]
+                    committer = next(line for line in lines if line.startswith("committer ")).split()
+                    info["time"] = int(committer[-2])
+                    sign, hours, minutes = committer[-1][0], int(committer[-1][1:3]), int(committer[-1][3:5])
+                    offset = timedelta(hours=hours, minutes=minutes) * (-1 if sign == "-" else 1)
+                    info["date"] = datetime.fromtimestamp(info["time"], timezone(offset)).strftime("%Y-%m-%d")
+                    self.head = self.head or commit
+                entry = info["files"].setdefault(parent.rstrip(")") or None, set())
+                i = 0
+                while rest.startswith("    ", i):  # the message: every line indented by four spaces
+                    i = rest.find("\n", i) + 1 or len(rest)
+                first = rest[i:]
+                if not first:
+                    entry = None  # no file under root: the next token starts a commit
+                else:
+                    entry.add(first[1:] if first.startswith("\n") else first)
+            elif token:
+                entry.add(token)
+            else:
+                entry = None
+
+    def _changed(self, commit: str, parent: str | None) -> set[str]:
+        """Files ``commit`` changes against ``parent`` (a merge's) or its only parent (None)."""
+        info = self.commits[commit]
+        return info["files"].get(parent if len(info["parents"]) > 1 else None, set())
+
+    def first_change(self, rels: set[str]) -> str | None:
+        """The commit ``git log -1 -- <rels>`` shows, or None."""
+        if self.head is None:
+            return None
+        queue, seen = [(-self.commits[self.head]["time"], 0, self.head)], {self.head}
+        while queue:
+            commit = heapq.heappop(queue)[2]
+            parents = self.commits[commit]["parents"]
+            if self.shallow(commit) or not parents:  # git walks a shallow clone's boundary as a root
+                if self._changed(commit, None) & rels:
+                    return commit
+                continue
+            same = [p for p in parents if not self._changed(commit, p) & rels]
+            if not same:
+                return commit
+            if same[0] not in seen:  # TREESAME to a parent: follow the first such parent alone
+                seen.add(same[0])
+                heapq.heappush(queue, (-self.commits[same[0]]["time"], len(seen), same[0]))
+        return None
+
+    def shallow(self, commit: str) -> bool:
+        return any(p not in self.commits for p in self.commits[commit]["parents"])
 
 
-def last_changed(root: Path, paths: list[Path]) -> tuple[str | None, str | None, bool]:
-    """(date, reason it is unknown, uncommitted changes) over ``paths``, from git."""
-    rels = tuple(p.resolve().relative_to(root).as_posix() for p in paths)
-    inside = _git(root, "rev-parse", "--is-inside-work-tree")
-    if inside is None or inside.returncode != 0 or inside.stdout.strip() != "true":
+def _unquote(path: str) -> str:
+    """A path as ``git status --short`` prints it: in double quotes, C-style, when it holds a space,
+    a quote, a backslash or a control character."""
+    if not (path.startswith('"') and path.endswith('"')):
+        return path
+    escapes = {b"a": b"\a", b"b": b"\b", b"t": b"\t", b"n": b"\n", b"v": b"\v", b"f": b"\f", b"r": b"\r"}
+    raw = re.sub(rb"\\([0-7]{3}|.)", lambda m: bytes([int(m.group(1), 8)]) if len(m.group(1)) == 3
+                 else escapes.get(m.group(1), m.group(1)), path[1:-1].encode("utf-8"))
+    return raw.decode("utf-8", "surrogateescape")
+
+
+def last_changed(root: Path, paths: list[Path], history: History | None = None) -> tuple[str | None, str | None, bool]:
+    """(date, reason it is unknown, uncommitted changes) over ``paths``, from git (``history``: read
+    once for the build; without it, git is asked now)."""
+    history = history or History(root)
+    rels = {p.resolve().relative_to(root).as_posix() for p in paths}
+    if not history.git:
         return None, "no-git", False
-    proc = _git(root, "log", "-1", "--format=%H %cs", "--", *rels)
-    if proc is None or proc.returncode != 0 or not proc.stdout.strip():
+    commit = history.first_change(rels)
+    if commit is None:
         return None, "untracked", False
-    commit, date = proc.stdout.split()
-    dirty = _git(root, "status", "--porcelain", "--", *rels)
-    uncommitted = bool(dirty and dirty.stdout.strip())
-    if commit in _shallow_boundary(root):
+    uncommitted = bool(rels & history.dirty)
+    if history.shallow(commit):
         # the oldest commit of a shallow clone appears to add every file: its date says nothing
         return None, "shallow", uncommitted
-    return date, None, uncommitted
+    return history.commits[commit]["date"], None, uncommitted
+
+
+_history: tuple[object, History] | None = None
+
+
+def _history_of(config, root: Path) -> History:
+    """One History per build: i18n builds every language with the same config object, and
+    ``mkdocs serve`` loads the config again for each rebuild."""
+    global _history
+    if _history is None or _history[0] is not config:
+        _history = (config, History(root))
+    return _history[1]
 
 
 def on_page_content(html_text, page, config, files):
@@ -137,7 +244,7 @@ def on_page_content(html_text, page, config, files):
     root, blob = _root(config), blob_root(config)
     info = getattr(page, "rn_provenance", None) or {"files": [Path(page.file.abs_src_path).resolve()]}
     source = info["files"][0].relative_to(root).as_posix()
-    date, why, uncommitted = last_changed(root, info["files"])
+    date, why, uncommitted = last_changed(root, info["files"], _history_of(config, root))
     if date:
         page.update_date = date  # sitemap.xml's lastmod: the page's last change, not the build's day
         when = (f'<span class="rn-provenance__date">{labels["changed"]}<time datetime="{date}">{date}</time>'

@@ -1,0 +1,288 @@
+"""Build speed without a changed byte: the highlight cache and provenance's one read of git.
+
+* ``hooks/highlight_cache.py``: a fence gives exactly the HTML superfences gives without the hook
+  (every kind of fence the site uses, and the options it does not); the same block is highlighted
+  once, in a build and across builds (``.cache/highlight``); a change of code, options or settings
+  misses; a damaged or foreign cache file is not trusted; what cannot be cached is not; an
+  upstream change fails loudly. A strict build with the cache (cold, then warm from disk) and one
+  without it give byte-identical sites.
+* ``hooks/provenance.py``: the whole history read once gives, for any set of files, the commit and
+  date ``git log -1 -- <files>`` gives (merges included), with two git calls per build.
+"""
+
+from __future__ import annotations
+
+import filecmp
+import functools
+import itertools
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from types import SimpleNamespace
+
+import markdown
+import pytest
+from mkdocs.exceptions import PluginError
+from pymdownx.superfences import SuperFencesException
+
+from hooks import highlight_cache as hc
+from hooks import provenance
+from tools.build import build, copy_project
+
+from test_publishing import _git  # git with a fixed author, committer and date
+
+EXTENSIONS = ["admonition", "attr_list", "md_in_html", "pymdownx.highlight", "pymdownx.superfences",
+              "pymdownx.details", "pymdownx.tabbed"]
+CONFIGS = {"pymdownx.highlight": {"anchor_linenums": False, "pygments_lang_class": True},
+           "pymdownx.tabbed": {"alternate_style": True}}
+
+CODE = 'import torch\n\nx = torch.randn(3)  # (1)!\nprint(f"{x.norm():.4f}")\n'
+FENCES = {
+    "python": f"```python\n{CODE}```\n",
+    "output": "```text\n1.2345\n0 < 1 & 2\n```\n",
+    "linenums": f'```python linenums="1"\n{CODE}```\n',
+    "title": f'```python title="block.py"\n{CODE}```\n',
+    "hl_lines": f'```python hl_lines="2 3"\n{CODE}```\n',
+    "attrs": f'```{{.python .extra #the-id data-x="1"}}\n{CODE}```\n',
+    "no language": "```\nplain <text>\n```\n",
+    "unknown language": "```nosuchlanguage\nx = 1\n```\n",
+    "nested": f'!!! example "An example"\n\n    ```python\n    {CODE.replace(chr(10), chr(10) + "    ")}```\n',
+    "in a tab": f'=== "One"\n\n    ```python\n    x = 1\n    ```\n\n=== "Two"\n\n    ```python\n    x = 2\n    ```\n',
+    "title as html": f'```python title="<b>block</b>.py" title_mode="html"\n{CODE}```\n',
+    "indented, no fence": "A paragraph.\n\n    x = 1\n    y = 2\n",
+}
+
+
+def _md(cache: hc.Cache | None = None, configs: dict = CONFIGS) -> markdown.Markdown:
+    configs = {k: dict(v) for k, v in configs.items()}
+    if cache is not None:
+        configs["pymdownx.superfences"] = {"custom_fences": [hc.catch_all(cache)]}
+    return markdown.Markdown(extensions=EXTENSIONS, extension_configs=configs)
+
+
+def _cache(tmp_path: Path | None = None, configs: dict = CONFIGS) -> hc.Cache:
+    return hc.Cache(tmp_path / "blocks.json" if tmp_path else None, hc.settings_of(configs))
+
+
+@pytest.mark.parametrize("name", FENCES)
+def test_a_cached_fence_is_the_fence_superfences_makes(name):
+    text = f"# Page\n\nBefore.\n\n{FENCES[name]}\nAfter.\n"
+    plain = _md().convert(text)
+    cache = _cache()
+    md = _md(cache)
+    first = md.convert(text)
+    md.reset()
+    second = md.convert(text)  # from the cache, but for what cannot be cached
+    assert first == plain, f"{name}: the catch-all fence changed the HTML"
+    assert second == plain, f"{name}: the cached HTML differs from superfences' own"
+    if name in ("title as html", "indented, no fence"):  # in the page's stash / no fence: nothing to reuse
+        assert cache.hits == 0 and not cache.entries
+    else:
+        assert cache.hits >= 1, f"{name}: the second conversion highlighted the block again"
+
+
+def test_the_same_block_is_highlighted_once_across_pages_and_languages():
+    cache = _cache()
+    zh, en = f"# 页面\n\n{FENCES['python']}", f"# Page\n\n{FENCES['python']}"
+    _md(cache).convert(zh)
+    assert (cache.misses, cache.hits) == (1, 0)
+    _md(cache).convert(en)  # the other language: a new Markdown instance, the same block
+    assert (cache.misses, cache.hits) == (1, 1)
+
+
+@pytest.mark.parametrize("change", ["code", "language", "options", "classes"])
+def test_a_change_of_the_block_misses_the_cache(change):
+    cache = _cache()
+    _md(cache).convert(FENCES["python"])
+    changed = {"code": FENCES["python"].replace("randn(3)", "randn(4)"),
+               "language": FENCES["python"].replace("```python", "```pycon"),
+               "options": FENCES["linenums"],
+               "classes": FENCES["python"].replace("```python", "```{.python .other}")}[change]
+    html = _md(cache).convert(changed)
+    assert cache.misses == 2, f"a change of {change} was served from the cache"
+    assert html == _md().convert(changed)
+
+
+def test_a_change_of_settings_or_versions_misses_the_cache(tmp_path, monkeypatch):
+    cache = _cache(tmp_path)
+    _md(cache).convert(FENCES["python"])
+    cache.save()
+    other = {**CONFIGS, "pymdownx.highlight": {**CONFIGS["pymdownx.highlight"], "pygments_lang_class": False}}
+    assert hc.settings_of(other) != cache.settings
+    reread = hc.Cache(tmp_path / "blocks.json", hc.settings_of(other))
+    html = _md(reread, other).convert(FENCES["python"])
+    assert (reread.misses, reread.hits) == (1, 0)
+    assert html == _md(configs=other).convert(FENCES["python"])
+    monkeypatch.setattr(hc.metadata, "version", lambda dist: "0+other" if dist == "Pygments" else "1")
+    assert hc.settings_of(CONFIGS) != cache.settings, "a Pygments upgrade must not reuse the old HTML"
+
+
+def test_the_cache_lasts_between_builds_and_a_bad_file_is_not_trusted(tmp_path):
+    cache = _cache(tmp_path)
+    _md(cache).convert(FENCES["python"] + "\n" + FENCES["output"])
+    cache.save()
+    path = tmp_path / "blocks.json"
+    assert path.exists() and not list(tmp_path.glob("*.tmp")), "written atomically, no temp file left"
+    again = _cache(tmp_path)
+    html = _md(again).convert(FENCES["python"])
+    assert (again.misses, again.hits) == (0, 1) and html == _md().convert(FENCES["python"])
+    again.save()  # keeps only what this build used
+    assert len(_cache(tmp_path).entries) == 1
+    for damage in ("{not json", '{"format": 0, "entries": {}}', '["a list"]'):
+        path.write_text(damage, encoding="utf-8")
+        assert _cache(tmp_path).entries == {}, f"a cache file holding {damage!r} was trusted"
+
+
+def test_a_superfences_without_the_default_formatter_fails_naming_it():
+    md = SimpleNamespace(preprocessors={"fenced_code_block": SimpleNamespace()})
+    with pytest.raises(SuperFencesException, match=r"fenced_code_block.*highlight\(\)"):
+        hc.fence("x = 1\n", "python", "highlight", {}, md, cache=_cache(), classes=[], id_value="", attrs={})
+
+
+def _config(tmp_path: Path, highlight: dict | None = None, fences: list | None = None) -> SimpleNamespace:
+    mdx = {"pymdownx.highlight": highlight or {}}
+    if fences is not None:
+        mdx["pymdownx.superfences"] = {"custom_fences": fences}
+    return SimpleNamespace(markdown_extensions=["pymdownx.highlight", "pymdownx.superfences"], mdx_configs=mdx,
+                           config_file_path=str(tmp_path / "mkdocs.yml"))
+
+
+def test_the_hook_adds_one_catch_all_fence_and_refuses_to_replace_one(tmp_path, monkeypatch):
+    monkeypatch.setattr(hc, "_cache", None)
+    config = _config(tmp_path, fences=[{"name": "mermaid", "class": "mermaid"}])
+    hc.on_config(config)
+    hc.on_config(config)  # i18n runs on_config again for each language
+    names = [f["name"] for f in config.mdx_configs["pymdownx.superfences"]["custom_fences"]]
+    assert names == ["mermaid", "*"]
+    with pytest.raises(PluginError, match="custom fence named"):
+        hc.on_config(_config(tmp_path, fences=[{"name": "*", "class": "x"}]))
+    monkeypatch.setattr(hc, "_cache", None)
+    numbered = _config(tmp_path, highlight={"anchor_linenums": True})
+    hc.on_config(numbered)  # line anchors number the blocks of a page: nothing may be shared
+    assert not numbered.mdx_configs["pymdownx.superfences"]["custom_fences"]
+    with pytest.raises(PluginError, match="expected pymdownx.superfences"):
+        hc.on_config(SimpleNamespace(markdown_extensions=["toc"], mdx_configs={}))
+
+
+def _site_files(site: Path) -> list[str]:
+    return sorted(p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file())
+
+
+def _differences(a: Path, b: Path) -> list[str]:
+    files_a, files_b = _site_files(a), _site_files(b)
+    if files_a != files_b:
+        return [f"file sets differ: {sorted(set(files_a) ^ set(files_b))[:10]}"]
+    return [f for f in files_a if not filecmp.cmp(a / f, b / f, shallow=False)]
+
+
+def test_a_build_with_the_cache_is_byte_identical_to_one_without(tmp_path):
+    cached = copy_project(tmp_path / "cached")
+    plain = copy_project(tmp_path / "plain")
+    text = plain.read_text(encoding="utf-8")
+    assert "  - hooks/highlight_cache.py" in text, "mkdocs.yml no longer lists hooks/highlight_cache.py"
+    plain.write_text(re.sub(r"^  - hooks/highlight_cache\.py.*\n", "", text, flags=re.M), encoding="utf-8")
+    for label, config in (("cold", cached), ("plain", plain)):
+        proc = build(tmp_path / f"site-{label}", config)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        if label == "cold":  # the math font subset is stamped with its save time: share it
+            shutil.copytree(cached.parent / ".cache" / "fonts", plain.parent / ".cache" / "fonts")
+    blocks = cached.parent / ".cache" / "highlight" / "blocks.json"
+    assert blocks.exists(), "the cold build wrote no highlight cache"
+    proc = build(tmp_path / "site-warm", cached)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for label in ("cold", "warm"):
+        diff = _differences(tmp_path / "site-plain", tmp_path / f"site-{label}")
+        assert not diff, f"the {label} build with hooks/highlight_cache.py differs from one without it: {diff[:10]}"
+
+
+# --------------------------------------------------------------------------- provenance: one read of git
+
+def _history_repo(tmp_path: Path) -> Path:
+    """A history with what ``git log -1`` treats specially: merges that bring one file each (a set
+    of files then changes in the merge), a merge that resolves a file, a side branch whose change
+    was dropped, commits outside the site folder, committer dates out of order, odd file names."""
+    repo = tmp_path / "repo"
+    site = repo / "site"
+    site.mkdir(parents=True)
+    day = iter(f"2021-01-{d:02d}T12:00:00+0{d % 3}:00" for d in range(1, 29))
+
+    def commit(message: str, date: str | None = None, **files: str) -> None:
+        for name, text in files.items():
+            (site / name.replace("__", " ")).write_text(text, encoding="utf-8")
+        _git(repo, "add", "-A")
+        _git(repo, "commit", "-q", "--allow-empty", "-m", message, "-m", "a second\n\nparagraph", date=date or next(day))
+
+    _git(repo, "init", "-q", "-b", "main")
+    commit("root", page="1", snippet="1", other="1", odd__name="1")
+    _git(repo, "checkout", "-q", "-b", "side")
+    commit("side snippet", snippet="2")
+    _git(repo, "checkout", "-q", "main")
+    commit("main page", page="2")
+    _git(repo, "merge", "-q", "--no-ff", "side", "-m", "merge side", date=next(day))
+    (repo / "outside").write_text("x", encoding="utf-8")
+    commit("outside the site folder")
+    _git(repo, "checkout", "-q", "-b", "dropped")
+    commit("dropped change", other="dropped")
+    _git(repo, "checkout", "-q", "main")
+    _git(repo, "merge", "-q", "--no-ff", "-s", "ours", "dropped", "-m", "drop it", date=next(day))
+    _git(repo, "checkout", "-q", "-b", "conflict")
+    commit("conflict side", page="3")
+    _git(repo, "checkout", "-q", "main")
+    commit("conflict main", page="4")
+    subprocess.run(["git", "merge", "-q", "conflict"], cwd=repo, capture_output=True)
+    commit("resolve", page="resolved")
+    commit("clock went back", date="2020-06-01T00:00:00+00:00", odd__name="2")
+    commit("late", snippet="3")
+    return site
+
+
+def test_one_read_of_the_history_dates_every_file_set_as_git_log_does(tmp_path):
+    site = _history_repo(tmp_path)
+    history = provenance.History(site)
+    names = ["page", "snippet", "other", "odd name"]
+    for k in range(1, len(names) + 1):
+        for chosen in itertools.combinations(names, k):
+            expected = _git(site, "log", "-1", "--format=%H %cs", "--", *chosen).split()
+            commit = history.first_change(set(chosen))
+            assert [commit, history.commits[commit]["date"]] == expected, f"{chosen}: not git log -1's commit"
+
+
+def test_provenance_asks_git_twice_per_build(tmp_path, monkeypatch):
+    site = _history_repo(tmp_path)
+    (site / "odd name").write_text("edited", encoding="utf-8")
+    (site / "draft").write_text("new", encoding="utf-8")
+    calls = []
+    monkeypatch.setattr(provenance, "_git", functools.partial(lambda real, root, *a: calls.append(a) or real(root, *a),
+                                                              provenance._git))
+    monkeypatch.setattr(provenance, "_history", None)
+    config = object()
+    for name in ("page", "snippet", "odd name", "draft"):
+        provenance.last_changed(site, [site / name], provenance._history_of(config, site))
+    assert len(calls) == 2, calls
+    history = provenance._history_of(config, site)
+    assert provenance.last_changed(site, [site / "odd name"], history)[2] is True, "the edit is uncommitted"
+    assert provenance.last_changed(site, [site / "draft"], history) == (None, "untracked", False)
+    assert provenance.last_changed(site, [site / "page", site / "draft"], history)[2] is True
+    provenance._history_of(object(), site)  # the next build (mkdocs serve loads the config again)
+    assert len(calls) == 4
+
+
+# --------------------------------------------------------------------------- the bench's floor
+
+def test_the_floor_is_bare_material_with_the_same_pages_and_extensions():
+    from tools import bench
+
+    text = Path(provenance.__file__).resolve().parent.parent.joinpath("mkdocs.yml").read_text(encoding="utf-8")
+    floor = bench.floor_config(text)
+    assert not re.search(r"^hooks:|^\s+custom_dir:|mkdocs-jupyter|glightbox", floor, re.M), floor
+
+    def block(yml: str, key: str) -> str:
+        return re.search(rf"^{key}:\n(?:(?:[ #].*)?\n)*", yml, re.M).group(0)
+
+    for key in ("markdown_extensions", "nav", "validation"):
+        assert block(floor, key) == block(text, key), f"the floor changed {key}"
+    assert re.findall(r"^  - ([\w/-]+)", block(floor, "plugins"), re.M) == ["search", "i18n"]
+    assert block(floor, "plugins").split("  - i18n:")[1] == block(text, "plugins").split("  - i18n:")[1]
+    with pytest.raises(SystemExit, match="not bare Material"):
+        bench.floor_config(text.replace("  - i18n:", "  - other-i18n:"))
