@@ -220,3 +220,40 @@ def pasted_code_problems(site: Path, facts: site_facts.Facts | None = None,
             found += pasted_code(article.group(0) if article else "", f"docs/{lang}/{page}",
                                  [snippet_dir / n for n in dict.fromkeys(names)])
     return found
+
+
+_COLAB_HREF = re.compile(r'<a\b[^>]*\bhref="(' + re.escape(site_facts.COLAB) + r'[^"]*)"')
+
+
+def tracked_files(root: Path) -> set[str]:
+    """The files git tracks in ``root`` (``git ls-files``), as repository paths."""
+    import subprocess
+
+    proc = subprocess.run(["git", "ls-files", "-z"], cwd=root, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"git ls-files in {root} failed: {proc.stderr.strip()}")
+    return set(filter(None, proc.stdout.split("\0")))
+
+
+def colab_problems(site: Path, facts: site_facts.Facts | None = None, tracked: set[str] | None = None) -> list[str]:
+    """Every notebook page and every chapter with a notebook links its notebook in Colab (an ``<a href>``:
+    opened by the reader, nothing loaded), and every Colab link of every page opens a notebook that git
+    tracks at the path ``repo_url`` + ``edit_uri`` name."""
+    facts = facts or site_facts.load()
+    tracked = tracked_files(facts.root) if tracked is None else tracked
+    docs = facts.docs.resolve().relative_to(facts.root.resolve()).as_posix()
+    found = []
+    for lang, nb, page in _notebook_pages(site, facts):
+        want = facts.colab_url(f"{lang}/notebooks/{nb.name}")
+        chapter = site / facts.url_of(lang, f"{nb.stem}.md") / "index.html"
+        for built in (page, chapter):
+            if built.exists() and want not in _COLAB_HREF.findall(built.read_text(encoding="utf-8")):
+                found.append(f"{built.relative_to(site)}: no Colab link to docs/{lang}/notebooks/{nb.name} ({want})")
+    prefix = facts.colab_url("")
+    for lang, rel, text in pages(site, facts):
+        for href in _COLAB_HREF.findall(text):
+            path = f"{docs}/{href.removeprefix(prefix)}" if href.startswith(prefix) else None
+            if path is None or path not in tracked:
+                found.append(f"{rel}index.html: Colab link {href} opens no notebook git tracks "
+                             f"(expected {prefix}<path under {docs}/> of a tracked file)")
+    return found
