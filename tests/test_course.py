@@ -80,3 +80,84 @@ def test_the_first_cell_says_the_pins_and_how_to_install_them_in_colab(tmp_path)
     moved.write_text(req.replace(f"torch=={pins['torch']}", "torch==9.9.9"), encoding="utf-8")
     text = notebooks.setup_text(SITE.default, moved)
     assert "torch==9.9.9 --index-url" in text and f"torch=={pins['torch']}" not in text
+
+
+# --------------------------------------------------------------------------- citation
+
+def _cff(path: Path = SITE.root / "CITATION.cff") -> dict:
+    import yaml
+
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+def _cff_errors(cff: dict) -> list[str]:
+    import json
+
+    import jsonschema
+
+    schema = json.loads((Path(__file__).parent / "data" / "cff-1.2.0.schema.json").read_text(encoding="utf-8"))
+    validator = jsonschema.Draft7Validator(schema, format_checker=jsonschema.FormatChecker())
+    return [f"{'/'.join(map(str, e.absolute_path)) or '(top)'}: {e.message}" for e in validator.iter_errors(cff)]
+
+
+def test_citation_cff_is_valid_cff_1_2_0_and_names_the_site():
+    cff = _cff()
+    assert cff["cff-version"] == "1.2.0"
+    assert not _cff_errors(cff), "CITATION.cff is no valid CFF 1.2.0:\n" + "\n".join(_cff_errors(cff))
+    assert cff["url"] == SITE.site_url and cff["repository-code"] == SITE.repo_url
+    # mutations: the schema (the CFF project's own, tag 1.2.0) catches a missing author and a bad date
+    assert any("authors" in e for e in _cff_errors({k: v for k, v in cff.items() if k != "authors"}))
+    assert _cff_errors({**cff, "date-released": "1 Dec 2026"})
+
+
+def test_home_pages_cite_the_site_as_citation_cff_and_git_say(built_site):
+    from hooks import citation
+
+    commit, date = citation.git_version(SITE.root)
+    assert commit, "the tests run in a git work tree"
+    problems = checks.citation_problems(built_site, _cff(), commit, date)
+    assert not problems, "\n".join(problems)
+
+
+def test_a_citation_that_drifted_from_citation_cff_or_git_is_found(built_site):
+    """Mutation: CITATION.cff or the commit changed after the build: the built citation no longer matches."""
+    from hooks import citation
+
+    commit, date = citation.git_version(SITE.root)
+    cff = _cff()
+    home = SITE.url_of(SITE.default, "index.md") + "index.html"
+    found = checks.citation_problems(built_site, {**cff, "title": cff["title"] + " 2"}, commit, date)
+    assert len(found) >= len(SITE.languages) and any(p.startswith(f"{home}: BibTeX title") for p in found), found
+    found = checks.citation_problems(built_site, cff, "0" * 40, date)
+    assert any("BibTeX version" in p for p in found) and any("lacks '000000000000'" in p for p in found), found
+    authors = [{"given-names": "Ada", "family-names": "Lovelace"}]
+    assert any("BibTeX author" in p for p in checks.citation_problems(built_site, {**cff, "authors": authors}, commit, date))
+
+
+def test_bibtex_parser_reads_braces_and_rejects_broken_entries():
+    bib = checks.parse_bibtex('@misc{k-1,\n  author = {{A B} and {C}},\n  title = "T",\n  note = {x, y},\n}')
+    assert bib == {"ENTRYTYPE": "misc", "ID": "k-1", "author": "{A B} and {C}", "title": "T", "note": "x, y"}
+    for broken in ("@misc{k, title = {T}", "misc{k, title = {T}}", "@misc{k, title = T}"):
+        try:
+            checks.parse_bibtex(broken)
+        except ValueError:
+            continue
+        raise AssertionError(f"parsed a broken entry: {broken}")
+
+
+def test_the_citation_hook_fails_on_a_cff_that_disagrees_with_mkdocs_yml_and_cites_no_commit_without_git(tmp_path):
+    import pytest
+    from mkdocs.exceptions import PluginError
+
+    from hooks import citation
+
+    text = (SITE.root / "CITATION.cff").read_text(encoding="utf-8")
+    (tmp_path / "CITATION.cff").write_text(text, encoding="utf-8")
+    out = citation.citation(SITE, SITE.default, tmp_path)  # no git work tree: no commit, said so
+    assert SITE.text(SITE.default, "citation_no_commit") in out and "version = " not in out
+    (tmp_path / "CITATION.cff").write_text(text.replace(SITE.site_url, "https://example.org/"), encoding="utf-8")
+    with pytest.raises(PluginError, match=r"CITATION\.cff has url: https://example\.org/ but mkdocs\.yml's site_url"):
+        citation.citation(SITE, SITE.default, tmp_path)
+    (tmp_path / "CITATION.cff").unlink()
+    with pytest.raises(PluginError, match=r"CITATION\.cff does not exist"):
+        citation.citation(SITE, SITE.default, tmp_path)
