@@ -161,3 +161,68 @@ def test_the_citation_hook_fails_on_a_cff_that_disagrees_with_mkdocs_yml_and_cit
     (tmp_path / "CITATION.cff").unlink()
     with pytest.raises(PluginError, match=r"CITATION\.cff does not exist"):
         citation.citation(SITE, SITE.default, tmp_path)
+
+
+# --------------------------------------------------------------------------- code linked to PyTorch's docs
+
+MIN_TORCH_NAMES = 30
+
+
+def test_code_links_at_least_30_torch_names_each_an_object_of_the_pinned_torch(built_site):
+    from tools import compat
+
+    links = checks.torch_links(built_site)
+    assert len(links) >= MIN_TORCH_NAMES, f"only {len(links)} torch names linked across the site: {sorted(links)}"
+    problems = checks.torch_link_problems(links, compat.pinned()["torch"])
+    assert not problems, "\n".join(problems)
+
+
+def test_a_linked_name_torch_does_not_have_is_found():
+    """Mutation: a link to a name the pinned torch lacks, one to the wrong page, a wrong pin."""
+    from hooks import torch_docs
+
+    good = {"torch.randn": {torch_docs.doc_url("torch.randn")}}
+    assert checks.torch_link_problems(good, f"{torch_docs.version()}.0") == []
+    [p] = checks.torch_link_problems({"torch.nn.NoSuchLayer": {torch_docs.doc_url("torch.nn.NoSuchLayer")}},
+                                     f"{torch_docs.version()}.0")
+    assert p.startswith("torch.nn.NoSuchLayer:") and "no class or function" in p
+    [p] = checks.torch_link_problems({"torch.randn": {torch_docs.doc_url("torch.rand")}}, f"{torch_docs.version()}.0")
+    assert "expected" in p
+    assert any("pins 1.0.0" in p for p in checks.torch_link_problems(good, "1.0.0"))
+
+
+def _highlight(code: str) -> str:
+    from pygments import highlight
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import PythonLexer
+
+    return highlight(code, PythonLexer(), HtmlFormatter(nowrap=True))
+
+
+def test_the_hook_links_only_names_the_block_reaches_through_torch_and_keeps_the_text():
+    import html
+    import re
+
+    from hooks import torch_docs
+
+    code = ("import torch\nimport torch.nn as nn\nfrom torch.autograd.functional import jacobian\n"
+            "x = torch.nn.functional.relu(nn.Linear(2, 2).weight)\ny = F.relu(x)\n"  # F is not imported here
+            "z = torch.no_such_function(x)\nw = torch.float64\nm = nn\nq = model.nn.Linear\n")
+    out, linked = torch_docs.link_block(_highlight(code))
+    # the imported function is linked where it is imported; F (not imported here), a name torch lacks,
+    # a dtype, a module and a chain that does not start at an import stay plain
+    assert linked == ["torch.autograd.functional.jacobian", "torch.nn.functional.relu", "torch.nn.Linear"], linked
+    text = lambda h: html.unescape(re.sub(r"<[^>]+>", "", h))  # noqa: E731 - what the copy button copies
+    assert text(out) == text(_highlight(code))
+    assert 'href="https://docs.pytorch.org/docs/' in out and "no_such_function</span></a>" not in out
+    # a mutated resolver that links whatever is written is caught by the built-site check
+    assert not torch_docs.linkable(torch_docs.resolve("torch.no_such_function"))
+    assert not torch_docs.linkable(torch_docs.resolve("torch.float64")) and not torch_docs.linkable(torch_docs.resolve("torch.nn"))
+
+
+def test_the_pages_elsewhere_name_objects_of_the_installed_torch():
+    from hooks import torch_docs
+
+    for name in (*torch_docs.ELSEWHERE, *(f"{m}.zeros_" for m in torch_docs.ONE_PAGE)):
+        assert torch_docs.linkable(torch_docs.resolve(name)), name
+        assert torch_docs.version() in torch_docs.doc_url(name)

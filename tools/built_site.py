@@ -341,3 +341,33 @@ def citation_problems(site: Path, cff: dict, commit: str | None, date: str,
             if what not in text:
                 found.append(f"{rel}: the text citation lacks {what!r}: {text}")
     return found
+
+
+_API_LINK = re.compile(r'<a class="rn-api" href="([^"]*)" title="([^"]*)">')
+
+
+def torch_links(site: Path, facts: site_facts.Facts | None = None) -> dict[str, set[str]]:
+    """Public torch name -> the hrefs its code links carry, over every built page."""
+    facts = facts or site_facts.load()
+    found: dict[str, set[str]] = {}
+    for _, _, text in pages(site, facts):
+        for href, name in _API_LINK.findall(text):
+            found.setdefault(html.unescape(name), set()).add(html.unescape(href))
+    return found
+
+
+def torch_link_problems(links: dict[str, set[str]], pinned_torch: str) -> list[str]:
+    """Each linked name is a class or function of the installed torch, whose version is the pinned one,
+    and links to that name's page in the docs of that version (hooks/torch_docs.py)."""
+    from hooks import torch_docs
+
+    found = []
+    want_version = ".".join(pinned_torch.split(".")[:2])
+    if torch_docs.version() != want_version:
+        found.append(f"the installed torch is {torch_docs.version()}, requirements.txt pins {pinned_torch}")
+    for name, hrefs in sorted(links.items()):
+        if not torch_docs.linkable(torch_docs.resolve(name)):
+            found.append(f"{name}: linked to {sorted(hrefs)}, but the installed torch has no class or function of that name")
+        if hrefs != {torch_docs.doc_url(name)} or f"/docs/{want_version}/" not in torch_docs.doc_url(name):
+            found.append(f"{name}: links to {sorted(hrefs)}, expected {torch_docs.doc_url(name)}")
+    return found
