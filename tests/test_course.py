@@ -3,6 +3,13 @@ check shown to fail on a broken fixture:
 
 1. Open in Colab: every notebook page and every chapter with a notebook links the notebook in Colab, at
    a file git tracks; the link is an ``<a href>``, so the offline scan still finds nothing loaded.
+2. Cite this site: CITATION.cff is valid CFF 1.2.0, and each home page's BibTeX and text citation say
+   what CITATION.cff and git say (title, authors, url, repository, commit, date).
+3. Code linked to PyTorch's docs: at least 30 torch names across the site, each a class or function
+   of the installed torch (the pinned version), each linked to its page in the docs of that version.
+4. PDF edition (tools/pdf.py, ``./run pdf``): per language, enough pages, every chapter in the
+   outline, prose in the edition's script, no raw TeX outside code, every font embedded, the date and
+   commit on the title page; the home pages link it.
 """
 
 from __future__ import annotations
@@ -226,3 +233,85 @@ def test_the_pages_elsewhere_name_objects_of_the_installed_torch():
     for name in (*torch_docs.ELSEWHERE, *(f"{m}.zeros_" for m in torch_docs.ONE_PAGE)):
         assert torch_docs.linkable(torch_docs.resolve(name)), name
         assert torch_docs.version() in torch_docs.doc_url(name)
+
+
+# --------------------------------------------------------------------------- PDF edition
+
+import re  # noqa: E402
+
+import pytest  # noqa: E402
+
+
+def _chapter_titles(site: Path, lang: str) -> list[str]:
+    import html
+
+    titles = []
+    for page in SITE.nav_pages:
+        text = (site / SITE.url_of(lang, page) / "index.html").read_text(encoding="utf-8")
+        h1 = re.search(r"<h1\b[^>]*>(.*?)</h1>", text, re.S)
+        titles.append(html.unescape(re.sub(r"<[^>]+>", "", h1.group(1))).replace("¶", "").strip())
+    return titles
+
+
+def _code_lines() -> set[str]:
+    from tools import snippets
+
+    return {line.strip() for path in sorted(snippets.SNIPPETS.rglob("*.md"))
+            for block in snippets.extract(path) for line in (block.code + "\n" + (block.expected or "")).splitlines()}
+
+
+@pytest.fixture(scope="session")
+def pdf_editions(built_site, tmp_path_factory):
+    from tools import browser, pdf
+
+    if browser.browser_decision() != "run":
+        pytest.skip(browser.NO_CHROMIUM) if browser.browser_decision() == "skip" else pytest.fail(browser.NO_CHROMIUM)
+    out = tmp_path_factory.mktemp("pdf")
+    pdf.write(built_site, out_dir=out)
+    return out
+
+
+def test_each_language_has_a_pdf_edition_with_outline_its_language_and_no_raw_tex(built_site, pdf_editions):
+    from hooks import citation
+    from tools import pdf
+
+    commit, date = citation.git_version(SITE.root)
+    found = []
+    for lang in SITE.languages:
+        path = pdf_editions / pdf.pdf_name(SITE, lang)
+        assert path.exists(), f"tools/pdf.py wrote no {pdf.pdf_name(SITE, lang)}"
+        found += pdf.problems(path, SITE.text(lang, "script"), _chapter_titles(built_site, lang), [date, commit[:12]],
+                              _code_lines(), min_pages=2 + len(SITE.nav_pages))
+    assert not found, "\n".join(found)
+
+
+def test_home_pages_link_their_pdf_edition(built_site):
+    from posixpath import normpath
+
+    from tools import pdf
+
+    for lang in SITE.languages:
+        home = SITE.url_of(lang, "index.md")
+        text = (built_site / home / "index.html").read_text(encoding="utf-8")
+        hrefs = re.findall(r'<a\b[^>]*href="([^"]+\.pdf)"', text)
+        want = pdf.pdf_name(SITE, lang)
+        assert any(normpath(f"/{home}{h}") == f"/{want}" for h in hrefs), f"{home or '/'}: no link to {want}: {hrefs}"
+
+
+def test_a_bad_edition_is_found(built_site, tmp_path):
+    """Mutation: an edition with raw TeX in its prose, the wrong language, too few pages, a missing
+    chapter in the outline and no commit on its title page."""
+    from tools import pdf
+
+    bad = ('<!doctype html><html lang="zh"><body><h1>Title</h1><p>Some English prose, with '
+           r"raw TeX $$\frac{a}{b}$$ left in it.</p></body></html>")
+    out = tmp_path / "bad.pdf"
+    pdf.print_pdf(bad, built_site, out)
+    found = pdf.problems(out, "han", ["Title", "第二章"], ["0123456789ab"], set(), min_pages=3)
+    for expected in ("pages, expected at least 3", "outline lacks the chapter '第二章'", "not what a han edition",
+                     "raw TeX outside code", "title page lacks '0123456789ab'"):
+        assert any(p.startswith("bad.pdf") and expected in p for p in found), (expected, found)
+    assert not any("'Title'" in p for p in found), found
+    # the same TeX line is allowed where it is a line of a snippet's code
+    tex_line = next(p for p in found if "raw TeX" in p).split(": ", 1)[1].split(": ", 1)[1]
+    assert not any("raw TeX" in p for p in pdf.problems(out, "han", [], [], {tex_line}, 1))
