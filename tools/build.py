@@ -16,7 +16,7 @@ from pathlib import Path
 from hooks.site_facts import CONFIG_FILE, ROOT
 
 # What a build reads: a copy of these is a project that builds on its own (tools/ for the generators).
-PROJECT = ("mkdocs.yml", "CITATION.cff", "search-terms.zh.txt", "docs", "snippets", "compat", "hooks", "overrides", "tools")
+PROJECT = ("mkdocs.yml", "CITATION.cff", "requirements.txt", "search-terms.zh.txt", "docs", "snippets", "compat", "hooks", "overrides", "tools")
 
 
 def copy_project(dest: Path) -> Path:
