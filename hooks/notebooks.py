@@ -21,7 +21,9 @@ This hook does that one job: notebook pages that work with mkdocs-static-i18n an
   pages: the chapter shows the same code, with its explanation. Figure outputs become images of
   the site's figure files in ``hooks/notebook_figures.py``.
 * ``page.notebook`` tells ``overrides/partials/content.html`` which links to show: on a chapter,
-  its notebook and the .ipynb download; on a notebook, the download and the chapter.
+  its notebook, the .ipynb download and Open in Colab; on a notebook, the download, Open in Colab
+  and the chapter. The Colab address is ``site_facts.Facts.colab_url`` (from ``repo_url`` and
+  ``edit_uri``): a plain link, opened in the reader's browser, nothing loaded from Colab.
 
 Private or undocumented upstream details this hook relies on, each checked on every build
 (``PluginError`` naming what was expected) and by ``tests/test_site_hooks.py``:
@@ -228,12 +230,13 @@ def on_page_content(content, page, config, files):
 def on_page_context(context, page, config, nav):
     facts = site_facts.from_config(config)
     lang, slug, is_notebook = _parts(page, facts)
-    labels = {key: facts.text(lang, f"notebook_{key}") for key in ("open", "download", "chapter", "bar")}
+    labels = {key: facts.text(lang, f"notebook_{key}") for key in ("open", "download", "chapter", "bar", "colab")}
+    colab = facts.colab_url(f"{lang}/{FOLDER}/{slug}.ipynb")
     prefix = facts.prefix(lang)
     if is_notebook:
         page.notebook = {
             "kind": "notebook", "labels": labels,
-            "download": f"{slug}.ipynb",
+            "download": f"{slug}.ipynb", "colab": colab,
             "chapter": get_relative_url(f"{prefix}{slug}/", page.url),
         }
     elif (facts.docs / lang / FOLDER / f"{slug}.ipynb").exists():
@@ -241,6 +244,6 @@ def on_page_context(context, page, config, nav):
         page.notebook = {
             "kind": "chapter", "labels": labels,
             "page": get_relative_url(target, page.url),
-            "download": get_relative_url(f"{target}{slug}.ipynb", page.url),
+            "download": get_relative_url(f"{target}{slug}.ipynb", page.url), "colab": colab,
         }
     return context

@@ -11,7 +11,9 @@ other code names a language.
   language's ``extra`` into ``config.extra`` for that language's build, so templates read
   ``config.extra.strings.<key>`` and hooks :meth:`Facts.text`.
 * URLs: :meth:`Facts.url_of` gives a page's path under the site root, :meth:`Facts.public_url`
-  the published address (``site_url`` + that path).
+  the published address (``site_url`` + that path). :meth:`Facts.source_url` is a file's address in
+  the repository (``repo_url`` + ``edit_uri``), :meth:`Facts.colab_url` the address that opens a
+  notebook of the repository in Google Colab (``github/<owner>/<repo>/`` + ``edit_uri`` + the path).
 
 Adding a language is a new entry under ``plugins.i18n.languages`` (with its ``extra.strings`` and
 ``nav_translations``) and its tree ``docs/<locale>/``: see CONTRIBUTING.md.
@@ -39,7 +41,9 @@ I18N = "i18n"  # the plugin's name in mkdocs.yml
 PAGE_SUFFIXES = (".md", ".ipynb")
 # Every language must define these in its i18n entry's `extra.strings` (checked on load).
 REQUIRED_STRINGS = ("notebook_open", "notebook_download", "notebook_chapter", "notebook_bar",
-                    "notebooks_nav", "notebook_title", "notebook_intro", "search_terms", "script", "digit_group")
+                    "notebooks_nav", "notebook_title", "notebook_intro", "notebook_colab", "notebook_setup",
+                    "search_terms", "script", "digit_group")
+COLAB = "https://colab.research.google.com/github/"  # + <owner>/<repo>/blob/<branch>/<path> (Colab's GitHub URLs)
 
 
 @dataclass(frozen=True)
@@ -49,6 +53,8 @@ class Facts:
     languages: tuple[str, ...]  # every built language, in mkdocs.yml's order
     default: str
     site_url: str  # ends in "/"
+    repo_url: str = ""  # no trailing "/"
+    edit_uri: str = ""  # "blob/main/docs/": a docs file's path in the repository, after repo_url
     nav: list = field(default_factory=list)  # the default language's nav, as written in mkdocs.yml
     names: dict[str, str] = field(default_factory=dict)  # locale -> its name in the language switcher
     strings: dict[str, dict] = field(default_factory=dict)  # locale -> extra.strings
@@ -101,6 +107,27 @@ class Facts:
     def public_url(self, lang: str, page: str) -> str:
         return self.site_url + self.url_of(lang, page)
 
+    def source_url(self, docs_path: str) -> str:
+        """A file under docs/ in the repository: ``repo_url`` + ``edit_uri`` + ``docs_path``."""
+        self._repo()
+        return f"{self.repo_url}/{self.edit_uri}{docs_path}"
+
+    def colab_url(self, docs_path: str) -> str:
+        """The address that opens a notebook under docs/ in Google Colab, from the repository on GitHub."""
+        owner_repo = self._repo()
+        return f"{COLAB}{owner_repo}/{self.edit_uri}{docs_path}"
+
+    def _repo(self) -> str:
+        """``<owner>/<repo>`` of ``repo_url``; it must be a GitHub repository with an ``edit_uri`` of
+        the form ``blob/<branch>/<docs folder>/``."""
+        parts = urlsplit(self.repo_url)
+        path = parts.path.strip("/")
+        if parts.netloc != "github.com" or path.count("/") != 1:
+            raise PluginError(f"mkdocs.yml: repo_url {self.repo_url!r} is no https://github.com/<owner>/<repo>")
+        if not self.edit_uri.startswith("blob/") or not self.edit_uri.endswith("/"):
+            raise PluginError(f"mkdocs.yml: edit_uri {self.edit_uri!r} is no blob/<branch>/<docs folder>/")
+        return path
+
     def lang_of(self, src_uri: str) -> str:
         """The language of a file under docs/ (``en/x.md`` -> "en"); files outside every
         language folder (``assets/...``) belong to the default language."""
@@ -143,6 +170,8 @@ def from_config(config) -> Facts:
         languages=tuple(lang.locale for lang in langs),
         default=defaults[0],
         site_url=(config.site_url or "/").rstrip("/") + "/",
+        repo_url=(config.repo_url or "").rstrip("/"),
+        edit_uri=(config.edit_uri or "").lstrip("/"),
         nav=list(config.nav or []),
         names={lang.locale: lang.name for lang in langs},
         strings=strings,

@@ -29,7 +29,7 @@ def _builder() -> str:
 BUILDER = _builder()  # switching builders is that one line of ./run
 
 # What a build reads: a copy of these is a project that builds on its own (tools/ for the generators).
-PROJECT = ("mkdocs.yml", "search-terms.zh.txt", "docs", "snippets", "compat", "hooks", "overrides", "tools")
+PROJECT = ("mkdocs.yml", "CITATION.cff", "requirements.txt", "search-terms.zh.txt", "docs", "snippets", "compat", "hooks", "overrides", "tools")
 
 
 def copy_project(dest: Path) -> Path:

@@ -175,6 +175,7 @@ def alternate_problems(site: Path, facts: site_facts.Facts | None = None) -> lis
 
 
 _ARTICLE = re.compile(r"<article\b.*?</article>", re.S)
+_GENERATED = '<pre class="rn-citation" data-generated-from='
 _PRE = re.compile(r"<pre\b[^>]*>(.*?)</pre>", re.S)
 
 
@@ -197,6 +198,8 @@ def pasted_code(article: str, page: str, snippet_files: list[Path]) -> list[str]
             shown |= {_block_text(block.code)} | ({_block_text(block.expected)} if block.expected else set())
     found = []
     for n, m in enumerate(_PRE.finditer(article), 1):
+        if m.group(0).startswith(_GENERATED):
+            continue  # made by a hook from a committed file (hooks/citation.py: CITATION.cff), not typed
         text = _pre_text(m.group(1))
         if text not in shown:
             first = "\n    ".join(text.splitlines()[:3])
@@ -219,4 +222,152 @@ def pasted_code_problems(site: Path, facts: site_facts.Facts | None = None,
             names = sources.includes(sources.read(lang, page, facts.docs))
             found += pasted_code(article.group(0) if article else "", f"docs/{lang}/{page}",
                                  [snippet_dir / n for n in dict.fromkeys(names)])
+    return found
+
+
+_COLAB_HREF = re.compile(r'<a\b[^>]*\bhref="(' + re.escape(site_facts.COLAB) + r'[^"]*)"')
+
+
+def tracked_files(root: Path) -> set[str]:
+    """The files git tracks in ``root`` (``git ls-files``), as repository paths."""
+    import subprocess
+
+    proc = subprocess.run(["git", "ls-files", "-z"], cwd=root, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"git ls-files in {root} failed: {proc.stderr.strip()}")
+    return set(filter(None, proc.stdout.split("\0")))
+
+
+def colab_problems(site: Path, facts: site_facts.Facts | None = None, tracked: set[str] | None = None) -> list[str]:
+    """Every notebook page and every chapter with a notebook links its notebook in Colab (an ``<a href>``:
+    opened by the reader, nothing loaded), and every Colab link of every page opens a notebook that git
+    tracks at the path ``repo_url`` + ``edit_uri`` name."""
+    facts = facts or site_facts.load()
+    tracked = tracked_files(facts.root) if tracked is None else tracked
+    docs = facts.docs.resolve().relative_to(facts.root.resolve()).as_posix()
+    found = []
+    for lang, nb, page in _notebook_pages(site, facts):
+        want = facts.colab_url(f"{lang}/notebooks/{nb.name}")
+        chapter = site / facts.url_of(lang, f"{nb.stem}.md") / "index.html"
+        for built in (page, chapter):
+            if built.exists() and want not in _COLAB_HREF.findall(built.read_text(encoding="utf-8")):
+                found.append(f"{built.relative_to(site)}: no Colab link to docs/{lang}/notebooks/{nb.name} ({want})")
+    prefix = facts.colab_url("")
+    for lang, rel, text in pages(site, facts):
+        for href in _COLAB_HREF.findall(text):
+            path = f"{docs}/{href.removeprefix(prefix)}" if href.startswith(prefix) else None
+            if path is None or path not in tracked:
+                found.append(f"{rel}index.html: Colab link {href} opens no notebook git tracks "
+                             f"(expected {prefix}<path under {docs}/> of a tracked file)")
+    return found
+
+
+_CITATION = re.compile(r'<pre class="rn-citation" data-generated-from="CITATION\.cff"><code>(.*?)</code></pre>\s*'
+                       r'<p class="rn-citation-text">(.*?)</p>', re.S)
+_BIB_ENTRY = re.compile(r"@(\w+)\{([^,\s]+),\s*(.*)\}\s*$", re.S)
+_BIB_FIELD = re.compile(r"(\w+)\s*=\s*")
+
+
+def parse_bibtex(text: str) -> dict[str, str]:
+    """One BibTeX entry's fields (lower-case names; a value's outer braces or quotes removed, inner braces
+    kept), with ``ENTRYTYPE`` and ``ID``. Values are read by brace depth, so ``{{A} and {B}}`` is one."""
+    m = _BIB_ENTRY.match(text.strip())
+    if not m:
+        raise ValueError(f"no BibTeX entry @type{{key, ...}} in:\n{text}")
+    fields, body, i = {"ENTRYTYPE": m.group(1).lower(), "ID": m.group(2)}, m.group(3), 0
+    while i < len(body):
+        f = _BIB_FIELD.match(body, i)
+        if not f:
+            if body[i] in " \t\n,":
+                i += 1
+                continue
+            raise ValueError(f"BibTeX: no field at {body[i:i + 40]!r}")
+        i, depth, start = f.end(), 0, f.end()
+        opener = body[i]
+        if opener not in "{\"":
+            raise ValueError(f"BibTeX: field {f.group(1)} is neither braced nor quoted")
+        while True:
+            i += 1
+            if i >= len(body):
+                raise ValueError(f"BibTeX: field {f.group(1)} is not closed")
+            c = body[i]
+            if opener == "{" and c == "{":
+                depth += 1
+            elif opener == "{" and c == "}":
+                if depth == 0:
+                    break
+                depth -= 1
+            elif opener == '"' and c == '"' and depth == 0:
+                break
+        fields[f.group(1).lower()] = body[start + 1:i]
+        i += 1
+    return fields
+
+
+def _untex(value: str) -> str:
+    return re.sub(r"\\([&%#_$])", r"\1", value)
+
+
+def citation_problems(site: Path, cff: dict, commit: str | None, date: str,
+                      facts: site_facts.Facts | None = None) -> list[str]:
+    """Each home page cites the site as ``cff`` (CITATION.cff) says, at ``commit`` and ``date``: its BibTeX
+    parses to the same title, authors, url and repository, and its text names the same."""
+    facts = facts or site_facts.load()
+    found = []
+    for lang in facts.languages:
+        rel = facts.url_of(lang, "index.md") + "index.html"
+        page = site / rel
+        m = _CITATION.search(page.read_text(encoding="utf-8")) if page.exists() else None
+        if not m:
+            found.append(f"{rel}: no citation (<!-- citation --> in docs/{lang}/index.md, hooks/citation.py)")
+            continue
+        try:
+            bib = parse_bibtex(html.unescape(m.group(1)))
+        except ValueError as err:
+            found.append(f"{rel}: the BibTeX does not parse: {err}")
+            continue
+        names = [a.get("name") or " ".join(filter(None, (a.get("given-names"), a.get("family-names"))))
+                 for a in cff["authors"]]
+        want = {"title": cff["title"], "author": " and ".join("{" + n + "}" for n in names), "url": cff["url"],
+                "date": date, "year": date[:4], "version": commit}
+        got = {k: _untex(bib.get(k)) if bib.get(k) is not None else None for k in want}
+        for key in want:
+            if got[key] != want[key]:
+                found.append(f"{rel}: BibTeX {key} is {got[key]!r}, CITATION.cff and git say {want[key]!r}")
+        if cff["repository-code"] not in (bib.get("note") or ""):
+            found.append(f"{rel}: BibTeX note does not name the repository {cff['repository-code']}")
+        text = html.unescape(m.group(2))
+        for what in (cff["title"], cff["url"], date, *names, *([commit[:12]] if commit else [])):
+            if what not in text:
+                found.append(f"{rel}: the text citation lacks {what!r}: {text}")
+    return found
+
+
+_API_LINK = re.compile(r'<a class="rn-api" href="([^"]*)" title="([^"]*)">')
+
+
+def torch_links(site: Path, facts: site_facts.Facts | None = None) -> dict[str, set[str]]:
+    """Public torch name -> the hrefs its code links carry, over every built page."""
+    facts = facts or site_facts.load()
+    found: dict[str, set[str]] = {}
+    for _, _, text in pages(site, facts):
+        for href, name in _API_LINK.findall(text):
+            found.setdefault(html.unescape(name), set()).add(html.unescape(href))
+    return found
+
+
+def torch_link_problems(links: dict[str, set[str]], pinned_torch: str) -> list[str]:
+    """Each linked name is a class or function of the installed torch, whose version is the pinned one,
+    and links to that name's page in the docs of that version (hooks/torch_docs.py)."""
+    from hooks import torch_docs
+
+    found = []
+    want_version = ".".join(pinned_torch.split(".")[:2])
+    if torch_docs.version() != want_version:
+        found.append(f"the installed torch is {torch_docs.version()}, requirements.txt pins {pinned_torch}")
+    for name, hrefs in sorted(links.items()):
+        if not torch_docs.linkable(torch_docs.resolve(name)):
+            found.append(f"{name}: linked to {sorted(hrefs)}, but the installed torch has no class or function of that name")
+        if hrefs != {torch_docs.doc_url(name)} or f"/docs/{want_version}/" not in torch_docs.doc_url(name):
+            found.append(f"{name}: links to {sorted(hrefs)}, expected {torch_docs.doc_url(name)}")
     return found

@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 
 # Shipped files that are no document, style sheet or script: the browser loads nothing they name.
 NOT_LOADED = {".json": "data (the search index)", ".xml": "the sitemap", ".gz": "the compressed sitemap",
-              ".ipynb": "notebooks to download", ".map": "source maps (developer tools only)",
+              ".ipynb": "notebooks to download", ".pdf": "the PDF edition, to download (tools/pdf.py)", ".map": "source maps (developer tools only)",
               ".woff2": "a font", ".woff": "a font", ".ttf": "a font", ".png": "an image", ".jpg": "an image",
               ".jpeg": "an image", ".gif": "an image", ".webp": "an image", ".ico": "an icon", ".txt": "text"}
 # XML namespace names are identifiers in the form of an address, never fetched.

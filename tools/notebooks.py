@@ -30,7 +30,7 @@ from pathlib import Path
 import nbformat
 
 from hooks import notebook_figures, site_facts
-from tools import snippets, sources
+from tools import compat, snippets, sources
 
 ROOT = site_facts.ROOT
 FOLDER = "notebooks"  # docs/<lang>/notebooks/<slug>.ipynb
@@ -40,6 +40,7 @@ _HEADING = re.compile(r"^(?P<hashes>#{1,6})[ \t]+(?P<text>.+?)[ \t]*(?:\{[^}\n]*
 _ANNOTATION = re.compile(r"[ \t]*# \(\d+\)!$", re.M)
 _FIGURE = re.compile(r"!\[(?P<alt>[^\]]*)\]\((?P<src>[^)\s]*assets/figures/(?P<name>[^)\s]+\.svg))\)")
 
+TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"  # PyTorch's index of CPU-only wheels
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 
 @dataclass
@@ -63,6 +64,18 @@ def strip_annotations(code: str) -> str:
 def page_url(lang: str, slug: str) -> str:
     """Public URL of a chapter page."""
     return site_facts.load().public_url(lang, f"{slug}.md")
+
+
+def setup_text(lang: str, requirements: Path = ROOT / "requirements.txt") -> str:
+    """The first cell's note, in the notebook's language: the pins the stored outputs were made with
+    (requirements.txt) and how to install them in Colab: the CPU wheel of the pinned torch from
+    PyTorch's CPU index, then the other pins."""
+    pins = compat.pinned(requirements)
+    torch = pins.pop("torch")
+    install = (f"%pip install torch=={torch} --index-url {TORCH_CPU_INDEX}\n"
+               "%pip install " + " ".join(f"{dist}=={version}" for dist, version in pins.items()))
+    shown = "`" + " ".join(f"{dist}=={version}" for dist, version in {"torch": torch, **pins}.items()) + "`"
+    return site_facts.load().text(lang, "notebook_setup").format(pins=shown, install=install)
 
 
 def chapters(lang: str | None = None, docs: Path | None = None) -> list[str]:
@@ -161,6 +174,7 @@ def build(lang: str, slug: str, docs: Path | None = None, snippet_dir: Path = sn
                 facts = site_facts.load()
                 md = "# " + facts.text(lang, "notebook_title").format(title=item.text)
                 md += "\n\n" + facts.text(lang, "notebook_intro").format(title=title, url=page_url(lang, slug))
+                md += "\n\n" + setup_text(lang)
             pending.append((md, item.id or "heading"))
             continue
         if isinstance(item, Figure):

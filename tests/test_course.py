@@ -1,0 +1,317 @@
+"""What a course-grade site offers beside its pages (issue 21), each checked on the built site and each
+check shown to fail on a broken fixture:
+
+1. Open in Colab: every notebook page and every chapter with a notebook links the notebook in Colab, at
+   a file git tracks; the link is an ``<a href>``, so the offline scan still finds nothing loaded.
+2. Cite this site: CITATION.cff is valid CFF 1.2.0, and each home page's BibTeX and text citation say
+   what CITATION.cff and git say (title, authors, url, repository, commit, date).
+3. Code linked to PyTorch's docs: at least 30 torch names across the site, each a class or function
+   of the installed torch (the pinned version), each linked to its page in the docs of that version.
+4. PDF edition (tools/pdf.py, ``./run pdf``): per language, enough pages, every chapter in the
+   outline, prose in the edition's script, no raw TeX outside code, every font embedded, the date and
+   commit on the title page; the home pages link it.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from hooks import site_facts
+from tools import built_site as checks
+from tools import html_scan, notebooks
+
+SITE = site_facts.load()
+
+
+def test_every_notebook_opens_in_colab_from_a_tracked_file(built_site):
+    problems = checks.colab_problems(built_site)
+    assert not problems, "\n".join(problems)
+
+
+def _one_chapter(site: Path, dest: Path) -> tuple[Path, str, Path, Path]:
+    """A copy of one chapter page and its notebook page: (site, notebook path, chapter html, notebook html)."""
+    lang, slug = SITE.default, notebooks.chapters()[0]
+    out = []
+    for page in (f"{slug}.md", f"notebooks/{slug}.ipynb"):
+        rel = SITE.url_of(lang, page)
+        (dest / rel).mkdir(parents=True, exist_ok=True)
+        out.append(shutil.copy(site / rel / "index.html", dest / rel / "index.html"))
+    return dest, f"docs/{lang}/notebooks/{slug}.ipynb", Path(out[0]), Path(out[1])
+
+
+def test_a_colab_link_must_open_a_tracked_notebook(built_site, tmp_path):
+    site, nb, chapter, page = _one_chapter(built_site, tmp_path / "site")
+    tracked = checks.tracked_files(SITE.root)
+    assert nb in tracked and checks.colab_problems(site, tracked=tracked) == []
+    found = checks.colab_problems(site, tracked=tracked - {nb})
+    assert len(found) == 2 and all("opens no notebook git tracks" in p for p in found), found
+    assert {p.split(":")[0] for p in found} == {chapter.relative_to(site).as_posix(), page.relative_to(site).as_posix()}
+
+
+def test_a_page_without_its_colab_link_or_with_another_repository_fails(built_site, tmp_path):
+    site, nb, chapter, _ = _one_chapter(built_site, tmp_path / "site")
+    good = SITE.colab_url(nb.removeprefix("docs/"))
+    text = chapter.read_text(encoding="utf-8")
+    assert good in text
+    chapter.write_text(text.replace(good, good.replace(SITE._repo(), "someone/else")), encoding="utf-8")
+    found = checks.colab_problems(site)
+    rel = chapter.relative_to(site).as_posix()
+    assert any(p.startswith(f"{rel}: no Colab link") for p in found), found
+    assert any(p.startswith(rel) and "someone/else" in p and "opens no notebook" in p for p in found), found
+
+
+def test_the_colab_link_is_not_loaded_by_the_page(built_site, tmp_path):
+    site, _, chapter, _ = _one_chapter(built_site, tmp_path / "site")
+    (site / "assets").mkdir()
+    assert html_scan.external_assets(site) == []  # an <a href> to Colab is opened by the reader, never loaded
+    chapter.write_text(chapter.read_text(encoding="utf-8").replace(
+        "</article>", f'<iframe src="{site_facts.COLAB}x/y/blob/main/z.ipynb"></iframe></article>', 1), encoding="utf-8")
+    found = html_scan.external_assets(site)
+    assert len(found) == 1 and site_facts.COLAB in found[0] and chapter.relative_to(site).as_posix() in found[0], found
+
+
+def test_the_first_cell_says_the_pins_and_how_to_install_them_in_colab(tmp_path):
+    from tools import compat
+
+    pins = compat.pinned()
+    for lang in SITE.languages:
+        text = notebooks.setup_text(lang)
+        assert f"%pip install torch=={pins['torch']} --index-url {notebooks.TORCH_CPU_INDEX}" in text
+        assert all(f"{dist}=={version}" in text for dist, version in pins.items())
+        first = notebooks.build(lang, notebooks.chapters(lang)[0]).cells[0]
+        assert text in first.source, f"the first cell of the {lang} notebook lacks the pins"
+    # the pins are read from requirements.txt, not written into the strings: another pin, another cell
+    req = (SITE.root / "requirements.txt").read_text(encoding="utf-8")
+    moved = tmp_path / "requirements.txt"
+    moved.write_text(req.replace(f"torch=={pins['torch']}", "torch==9.9.9"), encoding="utf-8")
+    text = notebooks.setup_text(SITE.default, moved)
+    assert "torch==9.9.9 --index-url" in text and f"torch=={pins['torch']}" not in text
+
+
+# --------------------------------------------------------------------------- citation
+
+def _cff(path: Path = SITE.root / "CITATION.cff") -> dict:
+    import yaml
+
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+def _cff_errors(cff: dict) -> list[str]:
+    import json
+
+    import jsonschema
+
+    schema = json.loads((Path(__file__).parent / "data" / "cff-1.2.0.schema.json").read_text(encoding="utf-8"))
+    validator = jsonschema.Draft7Validator(schema, format_checker=jsonschema.FormatChecker())
+    return [f"{'/'.join(map(str, e.absolute_path)) or '(top)'}: {e.message}" for e in validator.iter_errors(cff)]
+
+
+def test_citation_cff_is_valid_cff_1_2_0_and_names_the_site():
+    cff = _cff()
+    assert cff["cff-version"] == "1.2.0"
+    assert not _cff_errors(cff), "CITATION.cff is no valid CFF 1.2.0:\n" + "\n".join(_cff_errors(cff))
+    assert cff["url"] == SITE.site_url and cff["repository-code"] == SITE.repo_url
+    # mutations: the schema (the CFF project's own, tag 1.2.0) catches a missing author and a bad date
+    assert any("authors" in e for e in _cff_errors({k: v for k, v in cff.items() if k != "authors"}))
+    assert _cff_errors({**cff, "date-released": "1 Dec 2026"})
+
+
+def test_home_pages_cite_the_site_as_citation_cff_and_git_say(built_site):
+    from hooks import citation
+
+    commit, date = citation.git_version(SITE.root)
+    assert commit, "the tests run in a git work tree"
+    problems = checks.citation_problems(built_site, _cff(), commit, date)
+    assert not problems, "\n".join(problems)
+
+
+def test_a_citation_that_drifted_from_citation_cff_or_git_is_found(built_site):
+    """Mutation: CITATION.cff or the commit changed after the build: the built citation no longer matches."""
+    from hooks import citation
+
+    commit, date = citation.git_version(SITE.root)
+    cff = _cff()
+    home = SITE.url_of(SITE.default, "index.md") + "index.html"
+    found = checks.citation_problems(built_site, {**cff, "title": cff["title"] + " 2"}, commit, date)
+    assert len(found) >= len(SITE.languages) and any(p.startswith(f"{home}: BibTeX title") for p in found), found
+    found = checks.citation_problems(built_site, cff, "0" * 40, date)
+    assert any("BibTeX version" in p for p in found) and any("lacks '000000000000'" in p for p in found), found
+    authors = [{"given-names": "Ada", "family-names": "Lovelace"}]
+    assert any("BibTeX author" in p for p in checks.citation_problems(built_site, {**cff, "authors": authors}, commit, date))
+
+
+def test_bibtex_parser_reads_braces_and_rejects_broken_entries():
+    bib = checks.parse_bibtex('@misc{k-1,\n  author = {{A B} and {C}},\n  title = "T",\n  note = {x, y},\n}')
+    assert bib == {"ENTRYTYPE": "misc", "ID": "k-1", "author": "{A B} and {C}", "title": "T", "note": "x, y"}
+    for broken in ("@misc{k, title = {T}", "misc{k, title = {T}}", "@misc{k, title = T}"):
+        try:
+            checks.parse_bibtex(broken)
+        except ValueError:
+            continue
+        raise AssertionError(f"parsed a broken entry: {broken}")
+
+
+def test_the_citation_hook_fails_on_a_cff_that_disagrees_with_mkdocs_yml_and_cites_no_commit_without_git(tmp_path):
+    import pytest
+    from mkdocs.exceptions import PluginError
+
+    from hooks import citation
+
+    text = (SITE.root / "CITATION.cff").read_text(encoding="utf-8")
+    (tmp_path / "CITATION.cff").write_text(text, encoding="utf-8")
+    out = citation.citation(SITE, SITE.default, tmp_path)  # no git work tree: no commit, said so
+    assert SITE.text(SITE.default, "citation_no_commit") in out and "version = " not in out
+    (tmp_path / "CITATION.cff").write_text(text.replace(SITE.site_url, "https://example.org/"), encoding="utf-8")
+    with pytest.raises(PluginError, match=r"CITATION\.cff has url: https://example\.org/ but mkdocs\.yml's site_url"):
+        citation.citation(SITE, SITE.default, tmp_path)
+    (tmp_path / "CITATION.cff").unlink()
+    with pytest.raises(PluginError, match=r"CITATION\.cff does not exist"):
+        citation.citation(SITE, SITE.default, tmp_path)
+
+
+# --------------------------------------------------------------------------- code linked to PyTorch's docs
+
+MIN_TORCH_NAMES = 30
+
+
+def test_code_links_at_least_30_torch_names_each_an_object_of_the_pinned_torch(built_site):
+    from tools import compat
+
+    links = checks.torch_links(built_site)
+    assert len(links) >= MIN_TORCH_NAMES, f"only {len(links)} torch names linked across the site: {sorted(links)}"
+    problems = checks.torch_link_problems(links, compat.pinned()["torch"])
+    assert not problems, "\n".join(problems)
+
+
+def test_a_linked_name_torch_does_not_have_is_found():
+    """Mutation: a link to a name the pinned torch lacks, one to the wrong page, a wrong pin."""
+    from hooks import torch_docs
+
+    good = {"torch.randn": {torch_docs.doc_url("torch.randn")}}
+    assert checks.torch_link_problems(good, f"{torch_docs.version()}.0") == []
+    [p] = checks.torch_link_problems({"torch.nn.NoSuchLayer": {torch_docs.doc_url("torch.nn.NoSuchLayer")}},
+                                     f"{torch_docs.version()}.0")
+    assert p.startswith("torch.nn.NoSuchLayer:") and "no class or function" in p
+    [p] = checks.torch_link_problems({"torch.randn": {torch_docs.doc_url("torch.rand")}}, f"{torch_docs.version()}.0")
+    assert "expected" in p
+    assert any("pins 1.0.0" in p for p in checks.torch_link_problems(good, "1.0.0"))
+
+
+def _highlight(code: str) -> str:
+    from pygments import highlight
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import PythonLexer
+
+    return highlight(code, PythonLexer(), HtmlFormatter(nowrap=True))
+
+
+def test_the_hook_links_only_names_the_block_reaches_through_torch_and_keeps_the_text():
+    import html
+    import re
+
+    from hooks import torch_docs
+
+    code = ("import torch\nimport torch.nn as nn\nfrom torch.autograd.functional import jacobian\n"
+            "x = torch.nn.functional.relu(nn.Linear(2, 2).weight)\ny = F.relu(x)\n"  # F is not imported here
+            "z = torch.no_such_function(x)\nw = torch.float64\nm = nn\nq = model.nn.Linear\n")
+    out, linked = torch_docs.link_block(_highlight(code))
+    # the imported function is linked where it is imported; F (not imported here), a name torch lacks,
+    # a dtype, a module and a chain that does not start at an import stay plain
+    assert linked == ["torch.autograd.functional.jacobian", "torch.nn.functional.relu", "torch.nn.Linear"], linked
+    text = lambda h: html.unescape(re.sub(r"<[^>]+>", "", h))  # noqa: E731 - what the copy button copies
+    assert text(out) == text(_highlight(code))
+    assert 'href="https://docs.pytorch.org/docs/' in out and "no_such_function</span></a>" not in out
+    # a mutated resolver that links whatever is written is caught by the built-site check
+    assert not torch_docs.linkable(torch_docs.resolve("torch.no_such_function"))
+    assert not torch_docs.linkable(torch_docs.resolve("torch.float64")) and not torch_docs.linkable(torch_docs.resolve("torch.nn"))
+
+
+def test_the_pages_elsewhere_name_objects_of_the_installed_torch():
+    from hooks import torch_docs
+
+    for name in (*torch_docs.ELSEWHERE, *(f"{m}.zeros_" for m in torch_docs.ONE_PAGE)):
+        assert torch_docs.linkable(torch_docs.resolve(name)), name
+        assert torch_docs.version() in torch_docs.doc_url(name)
+
+
+# --------------------------------------------------------------------------- PDF edition
+
+import re  # noqa: E402
+
+import pytest  # noqa: E402
+
+
+def _chapter_titles(site: Path, lang: str) -> list[str]:
+    import html
+
+    titles = []
+    for page in SITE.nav_pages:
+        text = (site / SITE.url_of(lang, page) / "index.html").read_text(encoding="utf-8")
+        h1 = re.search(r"<h1\b[^>]*>(.*?)</h1>", text, re.S)
+        titles.append(html.unescape(re.sub(r"<[^>]+>", "", h1.group(1))).replace("¶", "").strip())
+    return titles
+
+
+def _code_lines() -> set[str]:
+    from tools import snippets
+
+    return {line.strip() for path in sorted(snippets.SNIPPETS.rglob("*.md"))
+            for block in snippets.extract(path) for line in (block.code + "\n" + (block.expected or "")).splitlines()}
+
+
+@pytest.fixture(scope="session")
+def pdf_editions(built_site, tmp_path_factory):
+    from tools import browser, pdf
+
+    if browser.browser_decision() != "run":
+        pytest.skip(browser.NO_CHROMIUM) if browser.browser_decision() == "skip" else pytest.fail(browser.NO_CHROMIUM)
+    out = tmp_path_factory.mktemp("pdf")
+    pdf.write(built_site, out_dir=out)
+    return out
+
+
+def test_each_language_has_a_pdf_edition_with_outline_its_language_and_no_raw_tex(built_site, pdf_editions):
+    from hooks import citation
+    from tools import pdf
+
+    commit, date = citation.git_version(SITE.root)
+    found = []
+    for lang in SITE.languages:
+        path = pdf_editions / pdf.pdf_name(SITE, lang)
+        assert path.exists(), f"tools/pdf.py wrote no {pdf.pdf_name(SITE, lang)}"
+        found += pdf.problems(path, SITE.text(lang, "script"), _chapter_titles(built_site, lang), [date, commit[:12]],
+                              _code_lines(), min_pages=2 + len(SITE.nav_pages))
+    assert not found, "\n".join(found)
+
+
+def test_home_pages_link_their_pdf_edition(built_site):
+    from posixpath import normpath
+
+    from tools import pdf
+
+    for lang in SITE.languages:
+        home = SITE.url_of(lang, "index.md")
+        text = (built_site / home / "index.html").read_text(encoding="utf-8")
+        hrefs = re.findall(r'<a\b[^>]*href="([^"]+\.pdf)"', text)
+        want = pdf.pdf_name(SITE, lang)
+        assert any(normpath(f"/{home}{h}") == f"/{want}" for h in hrefs), f"{home or '/'}: no link to {want}: {hrefs}"
+
+
+def test_a_bad_edition_is_found(built_site, tmp_path):
+    """Mutation: an edition with raw TeX in its prose, the wrong language, too few pages, a missing
+    chapter in the outline and no commit on its title page."""
+    from tools import pdf
+
+    bad = ('<!doctype html><html lang="zh"><body><h1>Title</h1><p>Some English prose, with '
+           r"raw TeX $$\frac{a}{b}$$ left in it.</p></body></html>")
+    out = tmp_path / "bad.pdf"
+    pdf.print_pdf(bad, built_site, out)
+    found = pdf.problems(out, "han", ["Title", "第二章"], ["0123456789ab"], set(), min_pages=3)
+    for expected in ("pages, expected at least 3", "outline lacks the chapter '第二章'", "not what a han edition",
+                     "raw TeX outside code", "title page lacks '0123456789ab'"):
+        assert any(p.startswith("bad.pdf") and expected in p for p in found), (expected, found)
+    assert not any("'Title'" in p for p in found), found
+    # the same TeX line is allowed where it is a line of a snippet's code
+    tex_line = next(p for p in found if "raw TeX" in p).split(": ", 1)[1].split(": ", 1)[1]
+    assert not any("raw TeX" in p for p in pdf.problems(out, "han", [], [], {tex_line}, 1))
