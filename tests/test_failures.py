@@ -324,3 +324,87 @@ def test_a_figure_with_other_text_fails(tmp_path):
     a, b = _svg(1.0), _svg(1.0).replace(b">GELU<", b">ReLU<")
     diff = snippets.compare_svg(a, b)
     assert diff and diff.moved and "'ReLU', committed 'GELU'" in str(diff)
+
+
+# --------------------------------------------------------------------------- reader machines (issues 16, 17, 23)
+# Fed with reports as the libraries write them, for hosts other than this one: the checks are host-independent.
+
+
+def _report(isa: str, kernel: str, aten: str, threads: int = 1, cnr: str = "OFF",
+            mkl: str = "Intel(R) Architecture processors") -> "snippets.KernelReport":
+    return snippets.KernelReport(aten, threads, isa, kernel, f"MKL_VERBOSE oneMKL 2024.0 for {mkl}, Lnx", cnr, threads)
+
+
+AVX512 = ("Intel AVX-512 with Intel DL Boost and bfloat16 support", "jit:avx512_core_bf16", "AVX512")
+AVX2 = ("Intel AVX2", "jit:avx2", "AVX2")
+SSE41 = ("Intel SSE4.1", "jit:sse41", "DEFAULT")
+
+
+def _checks(machines, label, report, native, host):
+    found = snippets.machine_checks(label, machines[label], report, native, host)
+    return ([m for bad, _ in found.values() for m in bad], [m for _, cannot in found.values() for m in cannot])
+
+
+def test_a_cap_that_stops_reaching_onednn_or_aten_fails_naming_the_machine():
+    machines = snippets.reader_machines(host="AVX-512", ncores=2)
+    native, label = _report(*AVX512), "capped to AVX2, 2 threads"
+    assert list(machines) == ["native (host: AVX-512), 1 thread", "capped to SSE4.2, 1 thread", label,
+                              "MKL_CBWR=COMPATIBLE, more threads than cores (3 on 2)"]
+    bad, _ = _checks(machines, label, _report(*AVX2, threads=2), native, "AVX-512")
+    assert bad == []
+    bad, _ = _checks(machines, label, _report(*AVX512, threads=2), native, "AVX-512")  # the cap lost
+    assert any(m.startswith(f"[{label}] oneDNN's kernel for F.gelu says 'jit:avx512_core_bf16'") and
+               "ONEDNN_MAX_CPU_ISA did not reach oneDNN" in m for m in bad), bad
+    assert any("ATEN_CPU_CAPABILITY did not reach it" in m for m in bad), bad
+
+
+def test_on_an_avx2_host_the_avx2_cap_says_so_and_the_sse_cap_is_checked_instead():
+    machines = snippets.reader_machines(host="AVX2", ncores=4)
+    native = _report(*AVX2)
+    [avx2] = [lab for lab in machines if lab.startswith("capped to AVX2")]
+    assert avx2 == "capped to AVX2 (host: AVX2, nothing to cap), 2 threads"
+    bad, cannot = _checks(machines, avx2, _report(*AVX2, threads=2), native, "AVX2")
+    assert bad == [] and cannot and all("nothing above AVX2" in c and "the SSE4.2 cap is checked instead" in c
+                                        for c in cannot), cannot
+    sse = "capped to SSE4.2, 1 thread"
+    assert machines[sse].caps_something("AVX2")
+    assert _checks(machines, sse, _report(*SSE41), native, "AVX2")[0] == []
+    bad, _ = _checks(machines, sse, _report(*AVX2), native, "AVX2")  # an SSE4.2 cap that moves nothing fails
+    assert any("ONEDNN_MAX_CPU_ISA did not reach oneDNN" in m for m in bad), bad
+
+
+def test_mkl_is_verified_where_it_names_its_instruction_set_and_said_unverifiable_where_not():
+    machines = snippets.reader_machines(host="AVX-512", ncores=2)
+    label = "capped to SSE4.2, 1 thread"
+    intel = "Intel(R) Advanced Vector Extensions 512 (Intel(R) AVX-512) enabled processors"
+    native = _report(*AVX512, mkl=intel)
+    ok = _report(*SSE41, mkl="Intel(R) Streaming SIMD Extensions 4.2 (Intel(R) SSE4.2) enabled processors")
+    assert _checks(machines, label, ok, native, "AVX-512") == ([], [])
+    bad, _ = _checks(machines, label, _report(*SSE41, mkl=intel), native, "AVX-512")
+    assert any("MKL_ENABLE_INSTRUCTIONS did not reach MKL" in m for m in bad), bad
+    _, cannot = _checks(machines, label, _report(*SSE41), _report(*AVX512), "AVX-512")  # AMD: MKL names none
+    assert any("MKL names no instruction set on this CPU" in c for c in cannot), cannot
+
+
+def test_a_machine_with_more_threads_than_cores_must_really_run_them():
+    """torch caps OMP_NUM_THREADS at the core count: 3 threads asked on 2 cores gave 2 (issue 17.7)."""
+    machines = snippets.reader_machines(host="AVX2", ncores=6)
+    [label] = [lab for lab in machines if "more threads than cores" in lab]
+    assert label.endswith("(7 on 6)") and machines[label].threads == 7
+    native = _report(*AVX2)
+    assert _checks(machines, label, _report(*AVX2, threads=7, cnr="COMPATIBLE"), native, "AVX2")[0] == []
+    bad, _ = _checks(machines, label, _report(*AVX2, threads=6, cnr="OFF"), native, "AVX2")
+    assert f"[{label}] torch runs 6 threads, the machine has 7" in bad
+    assert f"[{label}] MKL reports CNR:OFF, the machine sets MKL_CBWR=COMPATIBLE" in bad
+
+
+def test_a_block_gets_a_clean_environment(tmp_path, monkeypatch):
+    """A proxy, a library cap or a hash seed of the caller's shell must not reach a block (issue 23)."""
+    for name, value in {"https_proxy": "http://proxy.invalid:3128", "HTTP_PROXY": "http://proxy.invalid:3128",
+                        "MKL_ENABLE_INSTRUCTIONS": "SSE4_2", "PYTHONHASHSEED": "1", "SECRET_TOKEN": "x"}.items():
+        monkeypatch.setenv(name, value)
+    path = _snippet(tmp_path, "import os\nprint(sorted(k for k in os.environ if 'PROXY' in k.upper()"
+                              " or k in ('MKL_ENABLE_INSTRUCTIONS', 'PYTHONHASHSEED', 'SECRET_TOKEN')))\n", "[]\n")
+    [block] = snippets.extract(path)
+    [result] = snippets.run([block])
+    assert snippets.problems(block, result) is None, snippets.problems(block, result)

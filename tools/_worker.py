@@ -208,6 +208,10 @@ def _child(task: dict, conn) -> None:
     tempfile.tempdir = str(tmp)
     os.chdir(work)
     _fresh_random_state()
+    # OMP_NUM_THREADS alone is capped at the core count by torch: set the machine's count for real.
+    import torch
+
+    torch.set_num_threads(task["threads"])
 
     name, lineno = task["name"], task["lineno"]
     # line k of the block is line lineno + k of the snippet file
@@ -313,6 +317,7 @@ def main() -> None:
     os.dup2(2, 1)  # nothing of ours goes to stdout
     request = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))
     blocks, workers, timeout = request["blocks"], request["workers"], request["timeout"]
+    threads = request["threads"]
     run_dir = Path(request["dir"])
     watch = request["watch"]
     ctx = mp.get_context("forkserver")
@@ -351,7 +356,7 @@ def main() -> None:
             i = pending.pop()
             block = blocks[i]
             block_dir = run_dir / f"block-{i:03d}"
-            task = {**block, "dir": str(block_dir), "timeout": timeout}
+            task = {**block, "dir": str(block_dir), "timeout": timeout, "threads": threads}
             receiver, sender = ctx.Pipe(duplex=False)
             proc = ctx.Process(target=_child, args=(task, sender), daemon=True)
             proc.start()

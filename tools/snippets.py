@@ -45,33 +45,92 @@ FIGURE_TOLERANCE = 1e-3  # px (SVG user units) on every number of every attribut
 FIGURE_SUFFIXES = (".svg", ".png")
 
 
-# Reader machines. Each moves the kernels that really do the work in torch 2.13.0+cpu
-# (torch.__config__.show(): BLAS_INFO=mkl; oneDNN v3.12 for many NN ops such as F.gelu; ATen's own
-# vectorized kernels), and the thread count. ATEN_CPU_CAPABILITY reaches only ATen's kernels, so an
-# older CPU needs the oneDNN and MKL caps too. Each machine also says how many blocks run at once on
-# two cores: blocks of two or three threads run one at a time (oversubscribed OpenMP threads that
-# spin-wait cost several times their CPU time); "3 threads" is more threads than cores on purpose.
+# Reader machines, relative to the host. Each moves the kernels that really do the work in torch
+# 2.13.0+cpu (torch.__config__.show(): BLAS_INFO=mkl; oneDNN v3.12 for many NN ops such as F.gelu; ATen's
+# own vectorized kernels), and the thread count. ATEN_CPU_CAPABILITY reaches only ATen's kernels, so an
+# older CPU needs the oneDNN and MKL caps too. A cap at or above what the host has changes nothing (an
+# AVX2 cap on an AVX2 host): the names say what each machine caps relative to this host, and
+# ``kernel_reports`` asks the libraries what each machine really ran (tests/test_snippets.py).
+# torch caps OMP_NUM_THREADS at the core count, so the thread count is set in each block's process with
+# torch.set_num_threads (tools/_worker.py); "more threads than cores" is computed from this machine.
+_ISA_RANK = {"SSE4.2": 0, "AVX": 1, "AVX2": 2, "AVX-512": 3}
+
+
+def cores() -> int:
+    """The cores this process may run on (its affinity), not a number written down for one machine."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # no sched_getaffinity (macOS, Windows)
+        return max(1, os.cpu_count() or 1)
+
+
+def host_isa() -> str:
+    """The best vector ISA of this CPU, in the libraries' terms: AVX-512 (F, BW, DQ, VL), AVX2, AVX or SSE4.2.
+
+    From the CPU flags (cheap, no torch import); the native machine's ATen report is checked against it.
+    """
+    try:
+        text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        text = ""
+    line = next((ln for ln in text.splitlines() if ln.startswith("flags")), None)
+    if line is None:  # not Linux: ask torch, in a process of its own
+        cap = subprocess.run([sys.executable, "-c", "import torch; print(torch.backends.cpu.get_cpu_capability())"],
+                             capture_output=True, text=True, env=_env(Variant({}, 1, 1))).stdout.strip()
+        return {"AVX512": "AVX-512", "AVX2": "AVX2"}.get(cap, "SSE4.2")
+    flags = set(line.split(":", 1)[1].split())
+    if {"avx512f", "avx512bw", "avx512dq", "avx512vl"} <= flags:
+        return "AVX-512"
+    if "avx2" in flags:
+        return "AVX2"
+    return "AVX" if "avx" in flags else "SSE4.2"
+
+
 @dataclass(frozen=True)
 class Variant:
-    env: dict[str, str]
-    workers: int
+    env: dict[str, str]  # set before torch is imported (the forkserver's environment)
+    threads: int  # torch.set_num_threads in each block's process
+    workers: int  # blocks at a time
+    cap: str | None = None  # the ISA oneDNN, MKL and ATen are capped to ("AVX2", "SSE4.2"); None: the host's
+
+    def caps_something(self, host: str) -> bool:
+        """Whether the cap is below what the host has (an AVX2 cap on an AVX2 host runs the native kernels)."""
+        return self.cap is not None and _ISA_RANK[self.cap] < _ISA_RANK[host]
 
 
-_ONE_THREAD = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-VARIANTS: dict[str, Variant] = {
-    "native AVX-512, 1 thread": Variant(_ONE_THREAD, workers=2),
-    "old SSE4.2 CPU, 1 thread": Variant(
-        {"ONEDNN_MAX_CPU_ISA": "SSE41", "MKL_ENABLE_INSTRUCTIONS": "SSE4_2", "ATEN_CPU_CAPABILITY": "default",
-         **_ONE_THREAD}, workers=2),
-    "AVX2 laptop, 2 threads": Variant(
-        {"ONEDNN_MAX_CPU_ISA": "AVX2", "MKL_ENABLE_INSTRUCTIONS": "AVX2", "ATEN_CPU_CAPABILITY": "avx2",
-         "OMP_NUM_THREADS": "2", "MKL_NUM_THREADS": "2"}, workers=1),
-    "MKL_CBWR=COMPATIBLE, 3 threads on 2 cores": Variant(
-        {"MKL_CBWR": "COMPATIBLE", "OMP_NUM_THREADS": "3", "MKL_NUM_THREADS": "3"}, workers=1),
-}
-DEFAULT = VARIANTS["native AVX-512, 1 thread"]
-# Environment a caller may have set that would silently change every machine above.
-_CLEARED_ENV = ("ONEDNN_", "DNNL_", "MKL_", "OMP_", "KMP_", "ATEN_CPU_CAPABILITY", "PYTHONHASHSEED")
+def _threads(n: int) -> dict[str, str]:
+    return {"OMP_NUM_THREADS": str(n), "MKL_NUM_THREADS": str(n)}
+
+
+def reader_machines(host: str | None = None, ncores: int | None = None) -> dict[str, Variant]:
+    """The four reader machines on this host. Machines of one thread run a block per core; machines of
+    several threads run one block at a time (oversubscribed OpenMP threads that spin-wait cost several
+    times their CPU time), and one of them has more threads than the cores on purpose."""
+    host = host_isa() if host is None else host
+    ncores = cores() if ncores is None else ncores
+    one = max(1, min(ncores, 8))
+    many = ncores + 1
+
+    def capped(isa: str) -> str:
+        return f"capped to {isa}" + ("" if _ISA_RANK[isa] < _ISA_RANK[host] else f" (host: {host}, nothing to cap)")
+
+    return {
+        f"native (host: {host}), 1 thread": Variant(_threads(1), 1, workers=one),
+        f"{capped('SSE4.2')}, 1 thread": Variant(
+            {"ONEDNN_MAX_CPU_ISA": "SSE41", "MKL_ENABLE_INSTRUCTIONS": "SSE4_2", "ATEN_CPU_CAPABILITY": "default",
+             **_threads(1)}, 1, workers=one, cap="SSE4.2"),
+        f"{capped('AVX2')}, 2 threads": Variant(
+            {"ONEDNN_MAX_CPU_ISA": "AVX2", "MKL_ENABLE_INSTRUCTIONS": "AVX2", "ATEN_CPU_CAPABILITY": "avx2",
+             **_threads(2)}, 2, workers=max(1, ncores // 2), cap="AVX2"),
+        f"MKL_CBWR=COMPATIBLE, more threads than cores ({many} on {ncores})": Variant(
+            {"MKL_CBWR": "COMPATIBLE", **_threads(many)}, many, workers=1),
+    }
+
+
+VARIANTS: dict[str, Variant] = reader_machines()
+DEFAULT = next(iter(VARIANTS.values()))
+# Environment a block gets: only what it needs, never the caller's proxies, library caps or hash seed.
+_KEPT_ENV = ("PATH", "HOME", "MPLCONFIGDIR", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "LANG", "LC_ALL", "LC_CTYPE")
 
 # pytest-codeblocks silently skips fences whose info string is not exactly `python`.
 _FENCE = re.compile(r"^[ \t]*(?P<ticks>`{3,}|~{3,})[ \t]*(?P<info>\S.*?)?[ \t]*$")
@@ -175,7 +234,9 @@ def collect(paths: list[Path] | None = None) -> list[Block]:
 
 
 def _env(variant: Variant) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(_CLEARED_ENV)}
+    """A clean environment: nothing of the caller's (proxies, MKL_*/ONEDNN_* caps, PYTHONHASHSEED) but what
+    ``_KEPT_ENV`` names, then the machine's own settings."""
+    env = {k: os.environ[k] for k in _KEPT_ENV if k in os.environ}
     # Passive OpenMP waiting changes no result, only keeps a busy machine from crawling.
     return {**env, "MPLBACKEND": "Agg", "OMP_WAIT_POLICY": "PASSIVE", "PYTHONPATH": str(ROOT), **variant.env}
 
@@ -192,7 +253,7 @@ class _Run:
                                 if not b.path.resolve().is_relative_to(ROOT)}
         texts = {b.path: read(b.path) for b in blocks if b.error is None}
         request = {
-            "workers": variant.workers, "timeout": timeout, "dir": str(tmp / "blocks"), "watch": sorted(watch),
+            "workers": variant.workers, "threads": variant.threads, "timeout": timeout, "dir": str(tmp / "blocks"), "watch": sorted(watch),
             "blocks": [{"name": _rel(blocks[i].path), "lineno": blocks[i].lineno, "code": blocks[i].code,
                         "file_text": texts[blocks[i].path]} for i in self.todo],
         }
@@ -234,32 +295,175 @@ def run(blocks: list[Block], variant: Variant = DEFAULT, timeout: float = TIMEOU
     return _Run(blocks, variant, timeout).results()
 
 
-CORES = 2  # what the worker counts of VARIANTS are made for (this machine, CI)
-
-
 def run_variants(blocks: list[Block], variants: dict[str, Variant] | None = None,
                  timeout: float = TIMEOUT) -> tuple[dict[str, list[Result]], dict[str, float]]:
     """Run the blocks on several reader machines; results and wall seconds of each.
 
-    Machines run side by side as long as their blocks at a time fit the cores (the two machines of one
-    block at a time share the two cores), so both cores stay busy.
+    Machines run side by side as long as their blocks at a time fit this machine's cores, so no core idles.
+    Each machine also runs ``KERNEL_PROBE`` once, after the blocks (a fraction of a second): what its
+    libraries really used is then in ``LAST_PROBES`` for ``kernel_reports``.
     """
     variants = VARIANTS if variants is None else variants
+    ncores = cores()
     results, seconds = {}, {}
     batch: list[tuple[str, _Run]] = []
+    with tempfile.TemporaryDirectory(prefix="kernel-probe-") as tmp:
+        probe = Path(tmp) / "kernel-probe.md"
+        probe.write_text(f"```python\n{KERNEL_PROBE}```\n", encoding="utf-8")
+        with_probe = [*blocks, *extract(probe)]
 
-    def drain():
-        for label, r in batch:
-            results[label] = r.results()
-            seconds[label] = r.seconds
-        batch.clear()
+        def drain():
+            for label, r in batch:
+                *results[label], LAST_PROBES[label] = r.results()
+                seconds[label] = r.seconds
+            batch.clear()
 
-    for label, variant in variants.items():
-        if batch and sum(variants[lab].workers for lab, _ in batch) + variant.workers > CORES:
-            drain()
-        batch.append((label, _Run(blocks, variant, timeout)))
-    drain()
+        for label, variant in variants.items():
+            if batch and sum(variants[lab].workers for lab, _ in batch) + variant.workers > ncores:
+                drain()
+            batch.append((label, _Run(with_probe, variant, timeout)))
+        drain()
     return {label: results[label] for label in variants}, {label: seconds[label] for label in variants}
+
+
+# --------------------------------------------------------------------------- what each machine really ran
+
+# Run through the same runner as every block: what oneDNN, MKL and ATen say they use, and the threads.
+# The libraries' verbose lines go to fd 1 from C (buffered there: flushed before the block ends).
+KERNEL_PROBE = """\
+import ctypes, json
+import torch
+import torch.nn.functional as F
+with torch.backends.mkldnn.verbose(torch.backends.mkldnn.VERBOSE_ON):
+    F.gelu(torch.tensor([-3.0, 3.0]))
+a = torch.ones(64, 64)
+with torch.backends.mkl.verbose(torch.backends.mkl.VERBOSE_ON):
+    a @ a
+ctypes.CDLL(None).fflush(None)
+print("ATEN", json.dumps([torch.backends.cpu.get_cpu_capability(), torch.get_num_threads()]), flush=True)
+"""
+# oneDNN names its ISA in words ("Intel AVX-512 with ...") and its kernels in short ("jit:avx512_core_bf16");
+# MKL names the processor class it dispatches for ("Intel(R) AVX2 enabled processors") on Intel CPUs only.
+_ISA_WORDS = [("AVX-512", r"avx-?512"), ("AVX2", r"avx2"), ("SSE4.2", r"sse4[._]?2"), ("SSE4.1", r"sse4[._]?1")]
+# What each library reports under each cap (oneDNN has no SSE4.2 level: ONEDNN_MAX_CPU_ISA=SSE41).
+CAP_REPORTS = {"AVX2": {"oneDNN": "AVX2", "ATen": "AVX2", "MKL": "AVX2"},
+               "SSE4.2": {"oneDNN": "SSE4.1", "ATen": "DEFAULT", "MKL": "SSE4.2"}}
+_ATEN_HOST = {"AVX-512": "AVX512", "AVX2": "AVX2", "AVX": "DEFAULT", "SSE4.2": "DEFAULT"}
+
+
+def isa_named(text: str | None) -> str | None:
+    for isa, pattern in _ISA_WORDS:
+        if text and re.search(pattern, text, re.I):
+            return isa
+    return None
+
+
+@dataclass
+class KernelReport:
+    """What the libraries said inside one block's process on one reader machine."""
+
+    aten: str  # torch.backends.cpu.get_cpu_capability()
+    threads: int  # torch.get_num_threads()
+    onednn_isa: str  # oneDNN's "isa:" line
+    onednn_kernel: str  # the implementation that ran F.gelu, e.g. jit:avx2
+    mkl_processors: str  # MKL's version line: the processors it dispatches for
+    mkl_cnr: str  # MKL's conditional numerical reproducibility mode for the matmul (CNR:OFF, CNR:COMPATIBLE)
+    mkl_threads: int  # MKL's NThr for the matmul
+
+
+def parse_kernel_report(stdout: str, where: str) -> KernelReport:
+    """Fails loudly, naming the machine and what was expected, if a library stopped reporting."""
+    def find(pattern: str, what: str) -> re.Match:
+        m = re.search(pattern, stdout, re.M)
+        if m is None:
+            raise RuntimeError(f"{where}: expected {what} in the probe's output (pattern {pattern!r}); "
+                               f"a torch upgrade may have changed it. Output:\n{_short(stdout, 2000)}")
+        return m
+
+    aten, threads = json.loads(find(r"^ATEN (.*)$", "the ATen capability line").group(1))
+    isa = find(r"^onednn_verbose,.*,info,cpu,isa:(.*)$", "oneDNN's ISA line (ONEDNN_VERBOSE)").group(1)
+    kernel = find(r"^onednn_verbose,.*,exec,cpu,eltwise,([^,]+),", "oneDNN's eltwise exec line").group(1)
+    version = find(r"^MKL_VERBOSE (?:oneMKL|Intel\(R\) MKL) .*$", "MKL's version line (MKL_VERBOSE)").group(0)
+    call = find(r"^MKL_VERBOSE SGEMM\(.*CNR:(\S+).*NThr:(\d+)", "MKL's SGEMM line")
+    return KernelReport(aten, int(threads), isa.strip(), kernel, version, call.group(1), int(call.group(2)))
+
+
+LAST_PROBES: dict[str, Result] = {}  # machine label -> the probe's run, from the last run_variants
+
+
+def kernel_reports(variants: dict[str, Variant] | None = None) -> dict[str, KernelReport]:
+    """What each machine's libraries really used: from the probe of the last ``run_variants`` over these
+    machines (the test suite's snippet runs), or from a run of the probe alone."""
+    variants = VARIANTS if variants is None else variants
+    if not set(variants) <= set(LAST_PROBES):
+        run_variants([], variants, timeout=120)
+    out = {}
+    for label in variants:
+        result = LAST_PROBES[label]
+        if result.error:
+            raise RuntimeError(f"[{label}] the kernel probe failed:\n{result.error}")
+        out[label] = parse_kernel_report(result.stdout, f"[{label}]")
+    return out
+
+
+ASPECTS = ("threads and MKL's mode", "oneDNN and ATen kernels", "MKL's instruction set")
+
+
+def machine_checks(label: str, variant: Variant, report: KernelReport, native: KernelReport,
+                   host: str) -> dict[str, tuple[list[str], list[str]]]:
+    """Whether one machine ran what its name says, from the libraries' own reports, per aspect of ``ASPECTS``.
+
+    Each aspect gives (problems, unverifiable): what contradicts the name, and what this host cannot show
+    (a cap at or above the host's ISA; MKL naming no ISA on a non-Intel CPU), each said in words.
+    """
+    threads: list[str] = []
+    if report.threads != variant.threads:
+        threads.append(f"[{label}] torch runs {report.threads} threads, the machine has {variant.threads}")
+    if report.mkl_threads != variant.threads:
+        threads.append(f"[{label}] MKL runs its matmul on {report.mkl_threads} threads, the machine has {variant.threads}")
+    cbwr = variant.env.get("MKL_CBWR")
+    if report.mkl_cnr != (cbwr or "OFF"):
+        threads.append(f"[{label}] MKL reports CNR:{report.mkl_cnr}, the machine sets MKL_CBWR={cbwr or '(unset)'}")
+    out = {ASPECTS[0]: (threads, [])}
+    kernels: list[str] = []
+    mkl: tuple[list[str], list[str]] = ([], [])
+    if variant.cap is None:
+        if report.aten != _ATEN_HOST[host]:
+            kernels.append(f"[{label}] ATen runs {report.aten} kernels, the host has {host} "
+                           f"({_ATEN_HOST[host]} expected)")
+        for name, text in (("oneDNN's ISA line", report.onednn_isa), ("oneDNN's kernel", report.onednn_kernel)):
+            if isa_named(text) != isa_named(native.onednn_isa):
+                kernels.append(f"[{label}] {name} says {text!r}, the native machine's {native.onednn_isa!r}")
+        if isa_named(report.mkl_processors) != isa_named(native.mkl_processors):
+            mkl[0].append(f"[{label}] MKL dispatches for {report.mkl_processors!r}, natively {native.mkl_processors!r}")
+        return {**out, ASPECTS[1]: (kernels, []), ASPECTS[2]: mkl}
+    want = CAP_REPORTS[variant.cap]
+    if not variant.caps_something(host):
+        lower = [c for c in CAP_REPORTS if _ISA_RANK[c] < _ISA_RANK[host]]
+        instead = f"the {lower[0]} cap is checked instead" if lower else "no lower cap exists here either"
+        why = (f"[{label}] this host has nothing above {variant.cap} (its best is {host}): the cap runs the native "
+               f"kernels here, so it cannot be seen to move them; {instead}")
+        return {**out, ASPECTS[1]: ([], [why]), ASPECTS[2]: ([], [why])}
+    for name, text in (("oneDNN's ISA line", report.onednn_isa), ("oneDNN's kernel for F.gelu", report.onednn_kernel)):
+        if isa_named(text) != want["oneDNN"]:
+            kernels.append(f"[{label}] {name} says {text!r}: ONEDNN_MAX_CPU_ISA did not reach oneDNN "
+                           f"({want['oneDNN']} expected, natively {native.onednn_isa!r})")
+    if report.aten != want["ATen"]:
+        kernels.append(f"[{label}] ATen reports {report.aten}: ATEN_CPU_CAPABILITY did not reach it "
+                       f"({want['ATen']} expected, natively {native.aten})")
+    if isa_named(native.mkl_processors) is None:
+        mkl[1].append(f"[{label}] MKL names no instruction set on this CPU ({native.mkl_processors!r}): whether "
+                      f"MKL_ENABLE_INSTRUCTIONS={variant.env['MKL_ENABLE_INSTRUCTIONS']} reaches MKL cannot be read "
+                      "here (MKL names it on Intel CPUs)")
+    elif isa_named(report.mkl_processors) != want["MKL"]:
+        mkl[0].append(f"[{label}] MKL dispatches for {report.mkl_processors!r}: MKL_ENABLE_INSTRUCTIONS did not reach "
+                      f"MKL ({want['MKL']} expected)")
+    return {**out, ASPECTS[1]: (kernels, []), ASPECTS[2]: mkl}
+
+
+def describe(report: KernelReport) -> str:
+    return (f"ATen {report.aten}, oneDNN {report.onednn_kernel}, MKL CNR:{report.mkl_cnr}, "
+            f"{report.threads} torch / {report.mkl_threads} MKL threads")
 
 
 # --------------------------------------------------------------------------- figures
@@ -532,6 +736,14 @@ def main(argv: list[str] | None = None) -> int:
     failures = []
     for lab, results in runs.items():
         failures += [f"[{lab}] {f.message}" for f in check(blocks, results)]
+    if args.variants:
+        reports, host = kernel_reports(variants), host_isa()
+        native = reports[next(iter(reports))]
+        for lab, report in reports.items():
+            print(f"{lab}: {describe(report)}")
+            for bad, cannot in machine_checks(lab, variants[lab], report, native, host).values():
+                failures += bad
+                print(*(f"  not verifiable here: {c}" for c in cannot), sep="\n", end="\n" if cannot else "")
     for f in failures:
         print(f, end="\n\n")
     times = ", ".join(f"{lab}: {s:.1f} s" for lab, s in seconds.items())
