@@ -44,9 +44,8 @@ def test_block_prints_what_the_page_shows(snippet_runs, index, variant):
 def test_snippet_file_is_run_and_shown(path):
     """A snippet that runs nothing, or that no page shows in both languages, is a silent gap."""
     rel = path.relative_to(snippets.SNIPPETS).as_posix()
-    skipped = snippets.skipped_fences(path)
-    assert not skipped, (f"snippets/{rel}: fences at lines {skipped} would be skipped by pytest-codeblocks;"
-                         " the info string must be exactly `python`")
+    bad = snippets.fence_problems(path)
+    assert not bad, "\n".join(bad)
     assert snippets.extract(path), f"snippets/{rel} holds no block that pytest-codeblocks runs"
     for lang in SITE.languages:
         users = [p for p in sources.pages(lang) if p.endswith(".md")
