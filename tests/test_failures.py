@@ -734,3 +734,24 @@ def test_page_checks_leave_script_and_notebook_pages_alone():
     notebook = type("Page", (), {"file": type("File", (), {"src_uri": f"{O}/notebooks/a.ipynb"})()})()
     assert page_checks.on_page_content('<h2 id="a">A</h2><h2 id="a">A</h2>', notebook)
     assert page_checks.problems("<script>displayMath: [['$$','$$']]</script>", "x") == []
+
+
+def test_stopping_serve_stops_its_server(tmp_path):
+    """The server runs in a session of its own: a SIGTERM to ./run serve must not leave it running."""
+    (tmp_path / "hooks").mkdir()
+    fake = tmp_path / "mkdocs.py"  # stands in for `python -m mkdocs serve`: records its pid, then waits
+    fake.write_text("import os, time\nopen('server.pid', 'w').write(str(os.getpid()))\ntime.sleep(300)\n")
+    code = ("import sys; from pathlib import Path; from tools import serve; "
+            f"serve.ROOT = Path({str(tmp_path)!r}); sys.exit(serve.main([]))")
+    proc = subprocess.Popen([sys.executable, "-c", code], cwd=snippets.ROOT,
+                            env={**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{snippets.ROOT}"})
+    pid_file = tmp_path / "server.pid"
+    for _ in range(300):
+        if pid_file.exists() and pid_file.read_text():
+            break
+        time.sleep(0.1)
+    server = int(pid_file.read_text())
+    proc.terminate()
+    assert proc.wait(30) == 0
+    time.sleep(0.5)
+    assert not Path(f"/proc/{server}").exists() or "Z" in Path(f"/proc/{server}/stat").read_text().split()[2]

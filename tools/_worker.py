@@ -82,7 +82,6 @@ def global_state() -> dict[str, object]:
         "torch.set_flush_denormal (subnormals flushed to zero)":
             torch.tensor([1e-45], dtype=torch.float32).mul(1.0).item() == 0.0,
         "sys.getrecursionlimit()": sys.getrecursionlimit(),
-
         "plt.get_fignums() (figures left open)": plt.get_fignums(),
         "os.getcwd()": os.getcwd(),
     }
@@ -141,10 +140,6 @@ def state_changes(before: dict, after: dict) -> list[str]:
     out = []
     for key in sorted(before.keys() | after.keys()):
         old, new = before.get(key, "<unset>"), after.get(key, "<unset>")
-        if isinstance(old, dict) and isinstance(new, dict) and key == "os.environ":
-            out += [f"{key}[{k!r}]: {old.get(k, '<unset>')!r} -> {new.get(k, '<unset>')!r}"
-                    for k in sorted(old.keys() | new.keys()) if old.get(k) != new.get(k)]
-            continue
         try:
             same = bool(old == new)
         except Exception:  # noqa: BLE001 - arrays and the like: compare their repr

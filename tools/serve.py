@@ -71,6 +71,8 @@ def supervise(cmd: list[str], folders: list[Path], poll: float = 0.5, cwd: Path 
                 _stop(proc)
                 proc = subprocess.Popen(cmd, cwd=cwd, start_new_session=True)
                 reported = False
+            elif proc.poll() == 0:  # it ended by itself (--help): so do we
+                return
             elif proc.poll() is not None and not reported:
                 say(f"the server exited with code {proc.returncode} (its error is above); fix it and save: "
                     f"an edit under {', '.join(os.path.relpath(f, cwd) for f in folders)} starts it again")
@@ -81,8 +83,10 @@ def supervise(cmd: list[str], folders: list[Path], poll: float = 0.5, cwd: Path 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    for sig in (signal.SIGTERM, signal.SIGHUP):  # the server is in a session of its own: stop it with us
+        signal.signal(sig, lambda *_: sys.exit(0))
     try:
-        supervise([sys.executable, "-m", "mkdocs", "serve", *args], [ROOT / f for f in WATCHED])
+        supervise([sys.executable, "-m", "mkdocs", "serve", *args], [ROOT / f for f in WATCHED], cwd=ROOT)
     except KeyboardInterrupt:
         pass
     return 0
