@@ -11,6 +11,8 @@ read from the libraries' own reports. The comparison is ``snippets.reconcile``, 
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 import re
@@ -119,3 +121,22 @@ def test_more_threads_than_cores_is_counted_on_this_machine():
     most = max(v.threads for v in snippets.VARIANTS.values())
     assert most == cores + 1, (most, cores)
     assert any(f"({most} on {cores})" in label for label in snippets.VARIANTS)
+
+
+def test_on_an_avx2_host_the_checks_say_what_they_cannot_see_and_check_the_sse_cap():
+    """An AVX2-only host emulated here with the libraries' own caps on every machine: the AVX2 cap is
+    reported as nothing to cap (a skip reason, not a pass), and the SSE4.2 cap is still seen to move the
+    kernels, from what oneDNN and ATen report."""
+    avx2 = {"ONEDNN_MAX_CPU_ISA": "AVX2", "MKL_ENABLE_INSTRUCTIONS": "AVX2", "ATEN_CPU_CAPABILITY": "avx2"}
+    machines = {label: dataclasses.replace(v, env={**avx2, **v.env})
+                for label, v in snippets.reader_machines(host="AVX2").items() if "more threads" not in label}
+    native, sse, capped = machines
+    assert capped == "capped to AVX2 (host: AVX2, nothing to cap), 2 threads" and sse == "capped to SSE4.2, 1 thread"
+    reports = snippets.kernel_reports(machines)
+    checks = {label: snippets.machine_checks(label, v, reports[label], reports[native], "AVX2")
+              for label, v in machines.items()}
+    assert all(not bad for c in checks.values() for bad, _ in c.values()), checks
+    [why] = checks[capped]["oneDNN and ATen kernels"][1]
+    assert "nothing above AVX2" in why and "the SSE4.2 cap is checked instead" in why
+    assert checks[sse]["oneDNN and ATen kernels"] == ([], [])
+    assert reports[sse].onednn_kernel == "jit:sse41" and reports[native].onednn_kernel == "jit:avx2"
