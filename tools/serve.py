@@ -17,7 +17,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
