@@ -746,12 +746,14 @@ def test_stopping_serve_stops_its_server(tmp_path):
     proc = subprocess.Popen([sys.executable, "-c", code], cwd=snippets.ROOT,
                             env={**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{snippets.ROOT}"})
     pid_file = tmp_path / "server.pid"
-    for _ in range(300):
-        if pid_file.exists() and pid_file.read_text():
-            break
-        time.sleep(0.1)
-    server = int(pid_file.read_text())
-    proc.terminate()
+    try:
+        for _ in range(300):
+            if pid_file.exists() and pid_file.read_text():
+                break
+            time.sleep(0.1)
+        server = int(pid_file.read_text())
+    finally:
+        proc.terminate()  # a failing test leaves nothing running either
     assert proc.wait(30) == 0
     time.sleep(0.5)
     assert not Path(f"/proc/{server}").exists() or "Z" in Path(f"/proc/{server}/stat").read_text().split()[2]
