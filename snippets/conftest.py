@@ -1,21 +1,36 @@
 """pytest-codeblocks, as its users know it: ``pytest --codeblocks snippets/``.
 
-The plugin runs every block in this one process with ``exec`` and compares its stdout with the
-output shown under it. Around each block this file gives it what a fresh interpreter would have:
-its own empty working folder (figures land there, not in the repository), ``HOME`` and ``TMPDIR``
-inside that folder, random state seeded from the OS (an unseeded block cannot pass by luck of the
-order), and the global state the blocks may touch restored afterwards. The session fails if the
-tree changed. (``./run test`` runs this once; ``tools/snippets.py`` is the stricter runner, with
-one process per block and every reader machine.)
+The plugin extracts each block and compares its stdout with the output shown under it. This file makes
+that run trustworthy:
+
+* every snippet file is first checked for its shape (``tools.snippets.fence_problems``): a fence the
+  plugin would skip (```` ``` python````, ```` ```Python````, ```` ```ipython````), a shell fence it would
+  execute (```` ```bash````), a second block or an unclosed fence fails that file, naming ``file:line``,
+  and none of its blocks is run (the other files still are);
+* each block runs in a process of its own, forked from this one, in a session of its own: with its own
+  empty working folder (figures land there, not in the repository), ``HOME`` and ``TMPDIR`` inside it,
+  and random state seeded from the OS, as in a fresh interpreter. A block that never ends is stopped
+  after ``--block-timeout`` seconds (its stack is shown); a block that ends its process (``os._exit(0)``
+  too) or crashes fails itself, and the session goes on with the others; whatever it left running is
+  killed with its session;
+* the session fails if the tree changed.
+
+(``tools/snippets.py`` is the stricter runner, with a network and write guard and every reader machine.)
 """
 
 from __future__ import annotations
 
+import faulthandler
+import json
 import os
 import random
+import select
 import shutil
+import signal
 import sys
 import tempfile
+import time
+import traceback
 from pathlib import Path
 
 import pytest
@@ -24,60 +39,31 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 os.environ.setdefault("MPLBACKEND", "Agg")
-# Before torch is imported: one thread, and OpenMP threads that sleep instead of spin (a busy
-# machine otherwise crawls). Outputs are checked to be thread-count independent.
+# Before torch is imported: one thread (so forking this process is safe), and OpenMP threads that sleep
+# instead of spin (a busy machine otherwise crawls). Outputs are checked to be thread-count independent.
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-from tools._worker import global_state, snapshot, tree_changes  # noqa: E402
+from tools import snippets  # noqa: E402
+from tools._worker import PRELOAD, snapshot, tree_changes  # noqa: E402
+from tools.files import remove_stale  # noqa: E402
 
 _TREE: dict = {}
+_PLUGIN = "pytest_codeblocks.plugin"
 
 
-def _restore(state: dict) -> None:
-    """Put back what changed (and only that: even torch.set_default_device("cpu") installs a
-    torch-function mode that turns off fused fast paths)."""
-    import warnings
-
-    import matplotlib
-    import matplotlib.pyplot as plt
-    import numpy
-    import torch
-
-    plt.close("all")
-    now = global_state()
-    changed = {k for k in state if k not in now or repr(now[k]) != repr(state[k])}
-
-    def put(key, setter):
-        if key in changed:
-            setter(state[key])
-
-    put("torch.get_default_dtype()", torch.set_default_dtype)
-    put("torch.get_default_device()", torch.set_default_device)
-    put("torch.is_grad_enabled()", torch.set_grad_enabled)
-    if changed & {"torch.are_deterministic_algorithms_enabled()",
-                  "torch.is_deterministic_algorithms_warn_only_enabled()"}:
-        torch.use_deterministic_algorithms(state["torch.are_deterministic_algorithms_enabled()"],
-                                           warn_only=state["torch.is_deterministic_algorithms_warn_only_enabled()"])
-    put("torch.get_num_threads()", torch.set_num_threads)
-    put("torch.get_float32_matmul_precision()", torch.set_float32_matmul_precision)
-    put("torch.is_anomaly_enabled()", torch.set_anomaly_enabled)
-    if any(k.startswith("torch print option ") for k in changed):
-        torch.set_printoptions(**{k.removeprefix("torch print option "): v for k, v in state.items()
-                                  if k.startswith("torch print option ")})
-    if any(k.startswith("numpy print option ") for k in changed):
-        numpy.set_printoptions(**{k.removeprefix("numpy print option "): v for k, v in state.items()
-                                  if k.startswith("numpy print option ")})
-    put("numpy.geterr()", lambda v: numpy.seterr(**v))
-    rc = {k[len("matplotlib.rcParams['"):-2]: state[k] for k in changed if k.startswith("matplotlib.rcParams[")}
-    if rc:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            matplotlib.rcParams.update(rc)
+def pytest_addoption(parser):
+    parser.addoption("--block-timeout", type=float, default=snippets.TIMEOUT,
+                     help="seconds each code block may run under --codeblocks (default %(default)s)")
 
 
 def pytest_sessionstart(session):
     if session.config.getoption("codeblocks", False):
+        import importlib
+
+        for name in PRELOAD:  # once here, not once per forked block (import torch alone takes seconds)
+            importlib.import_module(name)
+        remove_stale(tempfile.gettempdir(), "codeblock-")
         _TREE.update(snapshot([str(ROOT)]))
 
 
@@ -89,34 +75,146 @@ def pytest_sessionfinish(session, exitstatus):
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_call(item):
-    from pytest_codeblocks.plugin import TestBlock
+class SnippetShape(pytest.File):
+    def collect(self):
+        yield SnippetShapeItem.from_parent(self, name="fences")
 
-    if not isinstance(item, TestBlock):
-        yield
+
+class SnippetShapeItem(pytest.Item):
+    def runtest(self):
+        bad = snippets.fence_problems(self.path)
+        if bad:
+            raise SnippetRefused("\n".join(bad) + "\n(none of this file's blocks was run)")
+
+    def repr_failure(self, excinfo):
+        return str(excinfo.value)
+
+    def reportinfo(self):
+        return self.path, None, "snippet file shape"
+
+
+class SnippetRefused(Exception):
+    pass
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_collect_file(file_path, parent):
+    """Beside pytest-codeblocks' collector of each snippet file, one item checking the file's shape; a file
+    of the wrong shape gets no block collected (its parse could fail, or run a shell fence)."""
+    outcome = yield
+    if not (parent.config.getoption("codeblocks", False) and file_path.suffix == ".md"):
         return
+    collectors = list(outcome.get_result() or [])
+    theirs = [c for c in collectors if type(c).__module__ == _PLUGIN]
+    if not theirs:
+        raise pytest.UsageError(f"pytest-codeblocks collected nothing from {file_path}: expected a collector of "
+                                f"{_PLUGIN} (a new pytest-codeblocks? update snippets/conftest.py)")
+    try:
+        refused = bool(snippets.fence_problems(file_path))
+    except snippets.SnippetError:
+        refused = True
+    kept = [c for c in collectors if not (refused and c in theirs)]
+    outcome.force_result(kept + [SnippetShape.from_parent(parent, path=file_path)])
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """Every block of pytest-codeblocks runs in a forked process of its own (see ``_run_forked``)."""
+    if not config.getoption("codeblocks", False):
+        return
+    for item in items:
+        if type(item).__module__ == _PLUGIN:
+            if not callable(getattr(item, "runtest", None)) or not hasattr(item, "obj"):
+                raise pytest.UsageError(f"{item.nodeid}: expected pytest-codeblocks' TestBlock with runtest() and "
+                                        ".obj (a new pytest-codeblocks? update snippets/conftest.py)")
+            item.runtest = _forked(item, item.runtest, config.getoption("block_timeout"))
+
+
+def _forked(item, runtest, timeout: float):
+    def run():
+        _run_forked(item, runtest, timeout)
+    return run
+
+
+def _child(runtest, timeout: float, w: int, folder: Path) -> None:
+    """In the forked process: a fresh folder and random state, the block, then a message to the parent."""
+    os.setsid()
     import numpy
     import torch
 
-    before = global_state()
-    cwd, env = os.getcwd(), dict(os.environ)
-    folder = Path(tempfile.mkdtemp(prefix="codeblock-"))
-    (folder / "work").mkdir()
-    (folder / "home").mkdir()
-    (folder / "tmp").mkdir()
+    for d in ("work", "home", "tmp"):
+        (folder / d).mkdir()
     os.chdir(folder / "work")
     os.environ["HOME"], os.environ["TMPDIR"] = str(folder / "home"), str(folder / "tmp")
-    tempdir, tempfile.tempdir = tempfile.tempdir, str(folder / "tmp")
+    tempfile.tempdir = str(folder / "tmp")
     torch.seed()
     random.seed()
     numpy.random.seed()
+    faulthandler.dump_traceback_later(timeout, exit=True, file=sys.__stderr__)
     try:
-        yield
+        runtest()
+        message = ["passed", ""]
+    except pytest.skip.Exception as err:
+        message = ["skipped", str(err)]
+    except BaseException as err:  # noqa: BLE001 - SystemExit too
+        text = err.args[0] if err.args and isinstance(err.args[0], str) else ""
+        message = ["failed", text or "".join(traceback.format_exception(err))]
+    faulthandler.cancel_dump_traceback_later()
+    data = json.dumps(message).encode()
+    while data:
+        data = data[os.write(w, data):]
+
+
+def _run_forked(item, runtest, timeout: float) -> None:
+    folder = Path(tempfile.mkdtemp(prefix=f"codeblock-{os.getpid()}-"))
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child never returns into pytest
+        try:
+            os.close(r)
+            _child(runtest, timeout, w, folder)
+        finally:
+            os._exit(0)
+    os.close(w)
+    start = time.monotonic()
+    chunks, status, deadline = [], None, start + timeout + 10
+    try:
+        while status is None:
+            ready, _, _ = select.select([r], [], [], 0.05)
+            if ready:
+                chunk = os.read(r, 1 << 16)
+                if chunk:
+                    chunks.append(chunk)
+            done, code = os.waitpid(pid, os.WNOHANG)
+            if done:
+                status = code
+            elif time.monotonic() > deadline:
+                _kill(pid)
+                os.waitpid(pid, 0)
+                raise RuntimeError(f"{item.nodeid}: the block did not finish within {timeout:g} s and was killed")
+        while select.select([r], [], [], 0)[0] and (chunk := os.read(r, 1 << 16)):
+            chunks.append(chunk)
     finally:
-        os.chdir(cwd)
-        os.environ.clear()
-        os.environ.update(env)
-        tempfile.tempdir = tempdir
-        _restore(before)
+        os.close(r)
+        _kill(pid)  # its session: anything it left running
         shutil.rmtree(folder, ignore_errors=True)
+    try:
+        outcome, text = json.loads(b"".join(chunks).decode())
+    except ValueError:
+        if os.WIFSIGNALED(status):
+            how = f"killed its process (signal {signal.Signals(os.WTERMSIG(status)).name})"
+        elif os.WEXITSTATUS(status) == 1 and time.monotonic() - start >= timeout:
+            how = f"did not finish within {timeout:g} s and was stopped (its stack is in the captured stderr)"
+        else:
+            how = f"ended its process (exit code {os.WEXITSTATUS(status)}: os._exit, a crash or a fatal error)"
+        raise RuntimeError(f"{item.nodeid}: the block {how} before it finished") from None
+    if outcome == "skipped":
+        pytest.skip(text)
+    if outcome == "failed":
+        raise RuntimeError(text)
+
+
+def _kill(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass

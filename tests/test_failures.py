@@ -175,12 +175,16 @@ BAD_BLOCKS = {
               "numpy.set_printoptions(precision=2)\nplt.rcParams['lines.linewidth'] = 5\n"
               "torch.use_deterministic_algorithms(True)\ntorch.set_num_threads(1 + torch.get_num_threads())\n"
               "torch.set_printoptions(precision=7)\n"),
+    "state-more": ("import os, sys, warnings, torch\nwarnings.simplefilter('ignore')\nsys.setrecursionlimit(5000)\n"
+                   "torch.set_flush_denormal(True)\ntorch.backends.mkldnn.enabled = False\nos.environ['SEED'] = '1'\n"),
+    "orphan": "import ctypes\nctypes.CDLL(None).system(b'sleep 263 &')\nprint('left it')\n",
+    "sqlite-outside": "import sqlite3\ntry:\n    sqlite3.connect(SQLITE)\nexcept Exception:\n    pass\n",
     "sandbox": ("import os, tempfile\nhere = os.path.dirname(os.getcwd())\n"
                 "print(os.environ['HOME'].startswith(here), tempfile.gettempdir().startswith(here))\n"
                 "open('a.txt', 'w').write('mine')\n"),
     "good": "print('fine')\n",
 }
-SHOWN = {"writes-fd1": "shown\n", "sandbox": "True True\n", "good": "fine\n", "network": "caught URLError\n"}
+SHOWN = {"orphan": "left it\n", "writes-fd1": "shown\n", "sandbox": "True True\n", "good": "fine\n", "network": "caught URLError\n"}
 TIMEOUT = 15
 
 
@@ -191,6 +195,7 @@ def bad_run(tmp_path_factory):
     blocks = []
     for name, code in BAD_BLOCKS.items():
         code = code.replace("OUTSIDE", repr(str(outside))).replace("SNEAKY", repr(str(folder / "sneaky.txt").encode()))
+        code = code.replace("SQLITE", repr(str(folder / "x.db")))
         path = _snippet_named(folder, name, code, SHOWN.get(name))
         blocks += snippets.extract(path)
     (folder / "not-utf8.md").write_bytes(b"```python\nprint('caf\xe9')\n```\n")
@@ -263,6 +268,26 @@ def test_a_block_that_writes_outside_its_folder_is_caught(bad_run):
     assert "created " in message and "sneaky.txt" in message
 
 
+def test_a_process_a_block_leaves_running_is_killed_and_named(bad_run):
+    """ctypes system("sleep 263 &") inherited the runner's pipes: it waited 227 s and named no block (17.5)."""
+    message = bad_run["found"]["orphan"]
+    assert "orphan.md:1 did what a snippet must not: it left a process running after it ended" in message
+    assert not [p for p in Path("/proc").glob("[0-9]*") if _cmdline(p) == "sleep 263"]
+
+
+def _cmdline(proc: Path) -> str:
+    try:
+        return (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode().strip()
+    except OSError:
+        return ""
+
+
+def test_a_sqlite_database_outside_its_folder_is_refused(bad_run):
+    message = bad_run["found"]["sqlite-outside"]
+    assert "sqlite-outside.md:1 did what a snippet must not: a write to" in message and "x.db (sqlite3.connect)" in message
+    assert not (bad_run["folder"] / "x.db").exists()
+
+
 def test_a_block_gets_home_and_tmpdir_in_its_own_folder(bad_run):
     assert bad_run["found"]["sandbox"] == ""
     assert bad_run["results"]["sandbox"].files == {"a.txt": b"mine"}
@@ -275,6 +300,11 @@ def test_a_block_that_leaves_global_state_behind_is_caught(bad_run):
                  "matplotlib.rcParams['lines.linewidth']: 1.5 -> 5", "torch.are_deterministic_algorithms_enabled()",
                  "torch.get_num_threads()", "torch print option precision: 4 -> 7"):
         assert what in message, what
+    message = bad_run["found"]["state-more"]
+    for what in ("warnings filter ('ignore', None, 'Warning', None, 0) (set by the block", "sys.getrecursionlimit(): 1000 -> 5000",
+                 "torch.set_flush_denormal (subnormals flushed to zero): False -> True",
+                 "torch.backends.mkldnn.enabled: True -> False", "os.environ['SEED']: '<unset>' -> '1'"):
+        assert what in message, (what, message)
 
 
 def _svg(x: float) -> bytes:
@@ -324,3 +354,406 @@ def test_a_figure_with_other_text_fails(tmp_path):
     a, b = _svg(1.0), _svg(1.0).replace(b">GELU<", b">ReLU<")
     diff = snippets.compare_svg(a, b)
     assert diff and diff.moved and "'ReLU', committed 'GELU'" in str(diff)
+
+
+# --------------------------------------------------------------------------- reader machines (issues 16, 17, 23)
+# Fed with reports as the libraries write them, for hosts other than this one: the checks are host-independent.
+
+
+def _report(isa: str, kernel: str, aten: str, threads: int = 1, cnr: str = "OFF",
+            mkl: str = "Intel(R) Architecture processors") -> "snippets.KernelReport":
+    return snippets.KernelReport(aten, threads, isa, kernel, f"MKL_VERBOSE oneMKL 2024.0 for {mkl}, Lnx", cnr, threads)
+
+
+AVX512 = ("Intel AVX-512 with Intel DL Boost and bfloat16 support", "jit:avx512_core_bf16", "AVX512")
+AVX2 = ("Intel AVX2", "jit:avx2", "AVX2")
+SSE41 = ("Intel SSE4.1", "jit:sse41", "DEFAULT")
+
+
+def _checks(machines, label, report, native, host):
+    found = snippets.machine_checks(label, machines[label], report, native, host)
+    return ([m for bad, _ in found.values() for m in bad], [m for _, cannot in found.values() for m in cannot])
+
+
+def test_a_cap_that_stops_reaching_onednn_or_aten_fails_naming_the_machine():
+    machines = snippets.reader_machines(host="AVX-512", ncores=2)
+    native, label = _report(*AVX512), "capped to AVX2, 2 threads"
+    assert list(machines) == ["native (host: AVX-512), 1 thread", "capped to SSE4.2, 1 thread", label,
+                              "MKL_CBWR=COMPATIBLE, more threads than cores (3 on 2)"]
+    bad, _ = _checks(machines, label, _report(*AVX2, threads=2), native, "AVX-512")
+    assert bad == []
+    bad, _ = _checks(machines, label, _report(*AVX512, threads=2), native, "AVX-512")  # the cap lost
+    assert any(m.startswith(f"[{label}] oneDNN's kernel for F.gelu says 'jit:avx512_core_bf16'") and
+               "ONEDNN_MAX_CPU_ISA did not reach oneDNN" in m for m in bad), bad
+    assert any("ATEN_CPU_CAPABILITY did not reach it" in m for m in bad), bad
+
+
+def test_on_an_avx2_host_the_avx2_cap_says_so_and_the_sse_cap_is_checked_instead():
+    machines = snippets.reader_machines(host="AVX2", ncores=4)
+    native = _report(*AVX2)
+    [avx2] = [lab for lab in machines if lab.startswith("capped to AVX2")]
+    assert avx2 == "capped to AVX2 (host: AVX2, nothing to cap), 2 threads"
+    bad, cannot = _checks(machines, avx2, _report(*AVX2, threads=2), native, "AVX2")
+    assert bad == [] and cannot and all("nothing above AVX2" in c and "the SSE4.2 cap is checked instead" in c
+                                        for c in cannot), cannot
+    sse = "capped to SSE4.2, 1 thread"
+    assert machines[sse].caps_something("AVX2")
+    assert _checks(machines, sse, _report(*SSE41), native, "AVX2")[0] == []
+    bad, _ = _checks(machines, sse, _report(*AVX2), native, "AVX2")  # an SSE4.2 cap that moves nothing fails
+    assert any("ONEDNN_MAX_CPU_ISA did not reach oneDNN" in m for m in bad), bad
+
+
+def test_mkl_is_verified_where_it_names_its_instruction_set_and_said_unverifiable_where_not():
+    machines = snippets.reader_machines(host="AVX-512", ncores=2)
+    label = "capped to SSE4.2, 1 thread"
+    intel = "Intel(R) Advanced Vector Extensions 512 (Intel(R) AVX-512) enabled processors"
+    native = _report(*AVX512, mkl=intel)
+    ok = _report(*SSE41, mkl="Intel(R) Streaming SIMD Extensions 4.2 (Intel(R) SSE4.2) enabled processors")
+    assert _checks(machines, label, ok, native, "AVX-512") == ([], [])
+    bad, _ = _checks(machines, label, _report(*SSE41, mkl=intel), native, "AVX-512")
+    assert any("MKL_ENABLE_INSTRUCTIONS did not reach MKL" in m for m in bad), bad
+    _, cannot = _checks(machines, label, _report(*SSE41), _report(*AVX512), "AVX-512")  # AMD: MKL names none
+    assert any("MKL names no instruction set on this CPU" in c for c in cannot), cannot
+
+
+def test_a_machine_with_more_threads_than_cores_must_really_run_them():
+    """torch caps OMP_NUM_THREADS at the core count: 3 threads asked on 2 cores gave 2 (issue 17.7)."""
+    machines = snippets.reader_machines(host="AVX2", ncores=6)
+    [label] = [lab for lab in machines if "more threads than cores" in lab]
+    assert label.endswith("(7 on 6)") and machines[label].threads == 7
+    native = _report(*AVX2)
+    assert _checks(machines, label, _report(*AVX2, threads=7, cnr="COMPATIBLE"), native, "AVX2")[0] == []
+    bad, _ = _checks(machines, label, _report(*AVX2, threads=6, cnr="OFF"), native, "AVX2")
+    assert f"[{label}] torch runs 6 threads, the machine has 7" in bad
+    assert f"[{label}] MKL reports CNR:OFF, the machine sets MKL_CBWR=COMPATIBLE" in bad
+
+
+def test_a_block_gets_a_clean_environment(tmp_path, monkeypatch):
+    """A proxy, a library cap or a hash seed of the caller's shell must not reach a block (issue 23)."""
+    for name, value in {"https_proxy": "http://proxy.invalid:3128", "HTTP_PROXY": "http://proxy.invalid:3128",
+                        "MKL_ENABLE_INSTRUCTIONS": "SSE4_2", "PYTHONHASHSEED": "1", "SECRET_TOKEN": "x"}.items():
+        monkeypatch.setenv(name, value)
+    path = _snippet(tmp_path, "import os\nprint(sorted(k for k in os.environ if 'PROXY' in k.upper()"
+                              " or k in ('MKL_ENABLE_INSTRUCTIONS', 'PYTHONHASHSEED', 'SECRET_TOKEN')))\n", "[]\n")
+    [block] = snippets.extract(path)
+    [result] = snippets.run([block])
+    assert snippets.problems(block, result) is None, snippets.problems(block, result)
+
+
+# --------------------------------------------------------------------------- issue 17: no output without its run
+import errno  # noqa: E402
+import shutil  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import threading  # noqa: E402
+import time  # noqa: E402
+
+from tools import files  # noqa: E402
+
+GOOD = f"```python\nprint(1)\n```\n{snippets.MARKER}\n```text\n1\n```\n"
+UNRUN = {  # 17.1: fences pytest-codeblocks would skip (their output published unrun) or run as a shell
+    "space": "``` python\nprint(1 / 3)\n```\n",
+    "capital": "```Python\nprint(1 / 3)\n```\n",
+    "ipython": "```ipython\nprint(1 / 3)\n```\n",
+    "py": "```py\nprint(1 / 3)\n```\n",
+    "title": '```python title="x.py"\nprint(1 / 3)\n```\n',
+    "tilde": "~~~python\nprint(1 / 3)\n~~~\n",
+    "bash": "```bash\necho hi\n```\n",
+}
+
+
+@pytest.mark.parametrize("kind", UNRUN)
+def test_a_fence_that_would_not_run_is_refused_naming_the_file(tmp_path, kind):
+    path = tmp_path / f"{kind}.md"
+    path.write_text(UNRUN[kind] + f"{snippets.MARKER}\n```text\n0.25\n```\n", encoding="utf-8")
+    (tmp_path / "zz-good.md").write_text(GOOD, encoding="utf-8")
+    with pytest.raises(snippets.SnippetError, match=rf"{kind}.md:1: "):
+        snippets.extract(path)
+    bad, good = snippets.collect([tmp_path])  # the file fails as a block of its own; the others still run
+    assert bad.error and f"{kind}.md:1: " in bad.error and good.error is None and good.code == "print(1)\n"
+
+
+def test_the_issue_s_unrun_output_appended_to_a_real_snippet_is_refused(tmp_path):
+    """17.1 as filed: ``` python appended to scalar-gradient.md built and showed 0.25; the checks passed."""
+    path = tmp_path / "scalar-gradient.md"
+    text = (snippets.SNIPPETS / "residual-connections" / "scalar-gradient.md").read_text(encoding="utf-8")
+    path.write_text(text + f"\n``` python\nprint(1 / 3)\n```\n{snippets.MARKER}\n```text\n0.25\n```\n", encoding="utf-8")
+    [block] = snippets.collect([path])
+    line = text.count("\n") + 2
+    assert f"scalar-gradient.md:{line}: fence info string '``` python'" in block.error
+    assert snippets.main(["check", str(path)]) == 1
+
+
+def test_a_second_block_in_a_file_is_refused_and_refresh_leaves_it_intact(tmp_path, capsys):
+    """17.2: refresh reused line numbers from before its own edits and pasted output into the text."""
+    path = tmp_path / "two.md"
+    text = "```python\nprint(1)\n```\n\nSome text between.\n\n```python\nprint(2)\n```\n"
+    path.write_text(text, encoding="utf-8")
+    [block] = snippets.collect([path])
+    assert "two.md:7: a second code fence (the first is at line 1): one block per file" in block.error
+    assert snippets.main(["refresh", str(path)]) == 1
+    assert path.read_text(encoding="utf-8") == text
+    assert "two.md:7" in capsys.readouterr().out
+
+
+def test_refresh_edits_the_block_it_ran_not_stale_line_numbers(tmp_path):
+    path = tmp_path / "one.md"
+    path.write_text("```python\nprint('a')\nprint('b')\n```\n" + f"{snippets.MARKER}\n```text\nold\n```\n",
+                    encoding="utf-8")
+    [block] = snippets.extract(path)
+    [result] = snippets.run([block])
+    [finding] = snippets.reconcile(block, result, write=True)
+    assert finding.fixed
+    assert path.read_text(encoding="utf-8") == "```python\nprint('a')\nprint('b')\n```\n" + \
+        f"{snippets.MARKER}\n```text\na\nb\n```\n"
+    assert snippets.reconcile(snippets.extract(path)[0], result) == []
+
+
+def test_a_write_that_fails_leaves_the_file_intact(tmp_path, monkeypatch):
+    """17.3: refresh truncated, then wrote: ENOSPC left the snippet at 0 bytes."""
+    path = tmp_path / "s.md"
+    original = f"```python\nprint(2)\n```\n{snippets.MARKER}\n```text\n1\n```\n"
+    path.write_text(original, encoding="utf-8")
+    [block] = snippets.extract(path)
+
+    def full_disk(fd):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(files.os, "fsync", full_disk)
+    with pytest.raises(OSError, match="No space left"):
+        snippets.rewrite_output(path, block, "2\n")
+    assert path.read_text(encoding="utf-8") == original and sorted(tmp_path.iterdir()) == [path]
+
+
+@pytest.mark.skipif(not shutil.which("strace"), reason="strace is not installed: the real ENOSPC is not injected")
+def test_a_full_disk_leaves_the_file_intact_under_strace(tmp_path):
+    """The same with the kernel's answer: every write(2) to the new file fails with ENOSPC."""
+    path = tmp_path / "s.md"
+    original = f"```python\nprint(2)\n```\n{snippets.MARKER}\n```text\n1\n```\n"
+    path.write_text(original, encoding="utf-8")
+    code = ("import sys; from pathlib import Path; from tools import snippets; p = Path(sys.argv[1]);"
+            "[b] = snippets.extract(p); snippets.rewrite_output(p, b, '2\\n')")
+    proc = subprocess.run(["strace", "-f", "-o", "/dev/null", "-e", "inject=write:error=ENOSPC:when=1+",
+                           "-e", "trace=write", sys.executable, "-c", code, str(path)],
+                          capture_output=True, cwd=snippets.ROOT, env={**os.environ, "PYTHONPATH": str(snippets.ROOT)})
+    if b"ptrace" in proc.stderr and b"Operation not permitted" in proc.stderr:
+        pytest.skip("ptrace is not permitted here: the real ENOSPC is not injected")
+    assert proc.returncode != 0
+    assert path.read_text(encoding="utf-8") == original and sorted(tmp_path.iterdir()) == [path]
+
+
+def test_a_notebook_write_that_fails_leaves_the_old_notebook(tmp_path, monkeypatch):
+    target = tmp_path / "a.ipynb"
+    target.write_text('{"old": true}', encoding="utf-8")
+    monkeypatch.setattr(files.os, "replace", lambda *a: (_ for _ in ()).throw(OSError(errno.ENOSPC, "full")))
+    with pytest.raises(OSError):
+        files.write_atomic(target, '{"new": true}')
+    assert target.read_text(encoding="utf-8") == '{"old": true}' and sorted(tmp_path.iterdir()) == [target]
+    assert notebooks.write_atomic is files.write_atomic  # the one way notebooks are written
+
+
+def test_an_unclosed_fence_names_the_file_and_the_others_still_run(tmp_path):
+    """17.6: `RuntimeError: Hit end-of-file prematurely`, naming nothing, and 0 tests collected."""
+    (tmp_path / "a-open.md").write_text("```python\nprint(1)\n", encoding="utf-8")
+    (tmp_path / "b-good.md").write_text(GOOD, encoding="utf-8")
+    bad, good = snippets.collect([tmp_path])
+    assert "a-open.md:1: the fence '```python' is never closed" in bad.error
+    assert good.error is None
+    results = snippets.run([bad, good])
+    assert [f.message for f in snippets.reconcile(good, results[1])] == []
+    assert "a-open.md:1" in snippets.problems(bad, results[0])
+
+
+def test_refresh_refuses_a_file_that_changed_while_its_block_ran(tmp_path):
+    """17.8: refresh wrote over an edit made while the block ran."""
+    path = tmp_path / "s.md"
+    path.write_text(f"```python\nprint(2)\n```\n{snippets.MARKER}\n```text\n1\n```\n", encoding="utf-8")
+    [block] = snippets.extract(path)
+    edited = path.read_text(encoding="utf-8").replace("print(2)", "print(3)")
+    path.write_text(edited, encoding="utf-8")  # the contributor saves while the block runs
+    findings = snippets.reconcile(block, snippets.Result("2\n"), write=True)
+    assert not any(f.fixed for f in findings)
+    assert any("s.md changed while its block ran: not rewritten" in f.message for f in findings), findings
+    assert path.read_text(encoding="utf-8") == edited
+
+
+def test_refresh_trusts_no_output_of_a_block_that_broke_a_rule(tmp_path):
+    """17.8: a block that reached the network but caught the error had its output written."""
+    path = tmp_path / "s.md"
+    text = f"```python\nprint(2)\n```\n{snippets.MARKER}\n```text\n1\n```\n"
+    path.write_text(text, encoding="utf-8")
+    [block] = snippets.extract(path)
+    result = snippets.Result("2\n", violations=["a DNS lookup of 'example.org' (blocks must run offline)"])
+    findings = snippets.reconcile(block, result, write=True)
+    assert not any(f.fixed for f in findings) and path.read_text(encoding="utf-8") == text
+    assert "s.md:1 did what a snippet must not" in findings[0].message and "not rewritten" in findings[0].message
+
+
+@pytest.mark.parametrize("stdout, what", [("no newline", "does not end with a newline"),
+                                          ("a\r\nb\n", "carriage return")])
+def test_an_output_no_refresh_could_make_pass_is_a_problem_not_a_rewrite(tmp_path, stdout, what):
+    path = tmp_path / "s.md"
+    text = f"```python\nprint(2)\n```\n{snippets.MARKER}\n```text\n1\n```\n"
+    path.write_text(text, encoding="utf-8")
+    [block] = snippets.extract(path)
+    findings = snippets.reconcile(block, snippets.Result(stdout), write=True)
+    assert any(f"s.md:1: its output" in f.message and what in f.message for f in findings), findings
+    assert not any(f.fixed for f in findings) and path.read_text(encoding="utf-8") == text
+
+
+def test_a_huge_output_gives_a_capped_diff(tmp_path):
+    path = _snippet(tmp_path, "print('x')\n", "x\n")
+    [block] = snippets.extract(path)
+    message = snippets.problems(block, snippets.Result("y" * 100 + "\n" + "z\n" * 5_000_000))
+    assert len(message) < snippets.DIFF_LIMIT + 2000 and "diff cut at" in message and "bad-snippet.md:1" in message
+
+
+def test_folders_of_a_crashed_run_are_removed_by_the_next(tmp_path):
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    for name in (f"snippets-{dead.pid}-abc", f"snippets-{os.getpid()}-mine", "snippets-other"):
+        (tmp_path / name).mkdir()
+    assert files.remove_stale(tmp_path, "snippets-") == [tmp_path / f"snippets-{dead.pid}-abc"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"snippets-{os.getpid()}-mine", "snippets-other"]
+
+
+def test_refresh_says_when_it_leaves_the_notebooks_unwritten(tmp_path):
+    path = tmp_path / "two.md"
+    path.write_text("```python\nprint(1)\n```\n```python\nprint(2)\n```\n", encoding="utf-8")
+    proc = subprocess.run(["bash", str(snippets.ROOT / "run"), "refresh", str(path)], capture_output=True, text=True)
+    assert proc.returncode == 1 and "two.md:4" in proc.stdout
+    assert "the notebooks were not rewritten" in proc.stderr
+
+
+# pytest-codeblocks' own entry point (17.4): a block that hangs, dies or exits 0 fails itself, and the rest run.
+CODEBLOCKS = {
+    "a-exits-zero.md": "```python\nimport os\nos._exit(0)\n```\n",
+    "b-hangs.md": "```python\nwhile True:\n    pass\n```\n",
+    "c-wrong.md": f"```python\nprint(2)\n```\n{snippets.MARKER}\n```text\n3\n```\n",
+    "d-space.md": f"``` python\nprint(1 / 3)\n```\n{snippets.MARKER}\n```text\n0.25\n```\n",
+    "e-bash.md": "```bash\ntouch PWNED\n```\n",
+    "f-unclosed.md": "```python\nprint(1)\n",
+    "g-orphan.md": f"```python\nimport ctypes\nctypes.CDLL(None).system(b'sleep 269 &')\nprint(1)\n```\n"
+                   f"{snippets.MARKER}\n```text\n1\n```\n",
+    "h-good.md": GOOD,
+}
+
+
+def test_pytest_codeblocks_cannot_hang_or_pass_vacuously(tmp_path):
+    folder = tmp_path / "snippets"
+    folder.mkdir()
+    shutil.copy(snippets.SNIPPETS / "conftest.py", folder / "conftest.py")
+    for name, text in CODEBLOCKS.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    start = time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "pytest", "--codeblocks", "snippets", "-p", "no:cacheprovider",
+                           "-p", "no:randomly", "--block-timeout", "3", "-rA", "-q"], cwd=tmp_path, timeout=600,
+                          capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(snippets.ROOT)})
+    out = proc.stdout
+    assert proc.returncode == 1 and time.monotonic() - start < 300, out[-3000:]
+    failed = sorted(set(re.findall(r"^FAILED snippets/([\w-]+\.md)", out, re.M)))
+    assert failed == ["a-exits-zero.md", "b-hangs.md", "c-wrong.md", "d-space.md", "e-bash.md", "f-unclosed.md"], out
+    assert "a-exits-zero.md::line 1: the block ended its process (exit code 0" in out
+    assert "b-hangs.md::line 1: the block did not finish within 3 s" in out
+    assert "d-space.md:1: fence info string '``` python'" in out and "f-unclosed.md:1: the fence" in out
+    assert re.search(r"^PASSED snippets/h-good.md::line 1", out, re.M) and re.search(r"^PASSED snippets/g-orphan", out, re.M)
+    assert not (tmp_path / "PWNED").exists() and not (folder / "PWNED").exists()
+    assert not [p for p in Path("/proc").glob("[0-9]*") if _cmdline(p) == "sleep 269"]
+
+
+def test_serve_restarts_with_the_new_hook_code_and_shows_a_broken_hook(tmp_path):
+    """17.9: `./run serve` rebuilt with the hook modules it imported at start; a syntax error went unseen."""
+    from tools import serve
+
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    (hooks / "provenance.py").write_text("VALUE = 1\n", encoding="utf-8")
+    server = ("import runpy, time\nv = runpy.run_path('hooks/provenance.py')['VALUE']\n"
+              "open('seen', 'a').write(f'{v}\\n')\ntime.sleep(120)\n")
+    said, stop = [], threading.Event()
+    thread = threading.Thread(target=serve.supervise, args=([sys.executable, "-c", server], [hooks]),
+                              kwargs={"poll": 0.1, "cwd": tmp_path, "stop": stop, "say": said.append})
+    thread.start()
+
+    def seen_becomes(text, what):
+        for _ in range(300):
+            if (tmp_path / "seen").exists() and (tmp_path / "seen").read_text() == text:
+                return
+            time.sleep(0.1)
+        raise AssertionError(f"{what}: seen {(tmp_path / 'seen').read_text() if (tmp_path / 'seen').exists() else ''!r}; said {said}")
+
+    def said_becomes(part):
+        for _ in range(300):
+            if any(part in s for s in said):
+                return
+            time.sleep(0.1)
+        raise AssertionError(f"never said {part!r}: {said}")
+
+    try:
+        seen_becomes("1\n", "the server did not start")
+        (hooks / "provenance.py").write_text("VALUE = 2\n", encoding="utf-8")
+        seen_becomes("1\n2\n", "an edit to the hook was not picked up")
+        assert any("hooks/provenance.py changed: restarting" in s for s in said), said
+        (hooks / "provenance.py").write_text("VALUE = (\n", encoding="utf-8")
+        said_becomes("the server exited with code 1")
+        (hooks / "provenance.py").write_text("VALUE = 3\n", encoding="utf-8")
+        seen_becomes("1\n2\n3\n", "a fixed hook did not start the server again")
+    finally:
+        stop.set()
+        thread.join(30)
+    assert not thread.is_alive()
+
+
+def test_run_serve_uses_the_restarting_server():
+    line = next(ln for ln in (snippets.ROOT / "run").read_text(encoding="utf-8").splitlines() if ln.strip().startswith("serve)"))
+    assert "-m tools.serve" in line, line
+
+
+@pytest.mark.parametrize("body, found", [
+    ("<p>$$\nx = 1\n</p>", "a $$ left open"),
+    ('<h2 id="same">A</h2><p>x</p><h2 id="same">B</h2>', "heading ids used more than once: same"),
+])
+def test_a_page_with_open_math_or_a_repeated_heading_id_fails_the_build(body, found):
+    from mkdocs.exceptions import PluginError
+
+    from hooks import page_checks
+
+    page = type("Page", (), {"file": type("File", (), {"src_uri": f"{O}/x.md"})()})()
+    with pytest.raises(PluginError, match=rf"docs/{O}/x.md: {re.escape(found)}"):
+        page_checks.on_page_content(body, page)
+    assert page_checks.on_page_content("<pre><code>echo $$</code></pre><h2 id='a'>A</h2>", page)
+
+
+def test_page_checks_run_in_the_build():
+    assert "hooks/page_checks.py" in (snippets.ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+
+
+def test_page_checks_leave_script_and_notebook_pages_alone():
+    from hooks import page_checks
+
+    notebook = type("Page", (), {"file": type("File", (), {"src_uri": f"{O}/notebooks/a.ipynb"})()})()
+    assert page_checks.on_page_content('<h2 id="a">A</h2><h2 id="a">A</h2>', notebook)
+    assert page_checks.problems("<script>displayMath: [['$$','$$']]</script>", "x") == []
+
+
+def test_stopping_serve_stops_its_server(tmp_path):
+    """The server runs in a session of its own: a SIGTERM to ./run serve must not leave it running."""
+    (tmp_path / "hooks").mkdir()
+    fake = tmp_path / "mkdocs.py"  # stands in for `python -m mkdocs serve`: records its pid, then waits
+    fake.write_text("import os, time\nopen('server.pid', 'w').write(str(os.getpid()))\ntime.sleep(300)\n")
+    code = ("import sys; from pathlib import Path; from tools import serve; "
+            f"serve.ROOT = Path({str(tmp_path)!r}); sys.exit(serve.main([]))")
+    proc = subprocess.Popen([sys.executable, "-c", code], cwd=snippets.ROOT,
+                            env={**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{snippets.ROOT}"})
+    pid_file = tmp_path / "server.pid"
+    try:
+        for _ in range(300):
+            if pid_file.exists() and pid_file.read_text():
+                break
+            time.sleep(0.1)
+        server = int(pid_file.read_text())
+    finally:
+        proc.terminate()  # a failing test leaves nothing running either
+    assert proc.wait(30) == 0
+    time.sleep(0.5)
+    assert not Path(f"/proc/{server}").exists() or "Z" in Path(f"/proc/{server}/stat").read_text().split()[2]

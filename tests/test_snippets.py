@@ -3,12 +3,15 @@
 Each snippet block runs alone in a fresh process and must print exactly the output shown under
 it on the page; figures it draws must match the committed SVGs within a tolerance no reader can
 see (``snippets.FIGURE_TOLERANCE``, same structure and text). The same must hold on every reader
-machine of ``snippets.VARIANTS``: oneDNN and MKL capped to AVX2 or SSE4, MKL's reproducible mode,
-ATen without AVX2, 1, 2 or 3 threads. The comparison is ``snippets.reconcile``, the function
+machine of ``snippets.VARIANTS``, named relative to the host: native; oneDNN, MKL and ATen capped to
+AVX2 or to SSE4.2; MKL's reproducible mode with more threads than cores. What each machine really ran is
+read from the libraries' own reports. The comparison is ``snippets.reconcile``, the function
 ``refresh`` writes with. A failure names the file and line and shows a unified diff.
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import pytest
 
@@ -43,9 +46,8 @@ def test_block_prints_what_the_page_shows(snippet_runs, index, variant):
 def test_snippet_file_is_run_and_shown(path):
     """A snippet that runs nothing, or that no page shows in both languages, is a silent gap."""
     rel = path.relative_to(snippets.SNIPPETS).as_posix()
-    skipped = snippets.skipped_fences(path)
-    assert not skipped, (f"snippets/{rel}: fences at lines {skipped} would be skipped by pytest-codeblocks;"
-                         " the info string must be exactly `python`")
+    bad = snippets.fence_problems(path)
+    assert not bad, "\n".join(bad)
     assert snippets.extract(path), f"snippets/{rel} holds no block that pytest-codeblocks runs"
     for lang in SITE.languages:
         users = [p for p in sources.pages(lang) if p.endswith(".md")
@@ -74,24 +76,67 @@ def test_versions_block_shows_what_every_install_with_the_pins_prints():
     assert f"Python {shown['Python']}" in (SITE.root / "README.md").read_text(encoding="utf-8")
 
 
-def test_reader_machines_move_the_kernels_that_do_the_work():
-    """Each cap must reach the library it names: a variant that changes nothing protects nothing."""
-    envs = [v.env for v in snippets.VARIANTS.values()]
-    assert {e.get("ONEDNN_MAX_CPU_ISA") for e in envs} >= {None, "AVX2", "SSE41"}
-    assert {e.get("MKL_ENABLE_INSTRUCTIONS") for e in envs} >= {None, "AVX2", "SSE4_2"}
-    assert any(e.get("MKL_CBWR") == "COMPATIBLE" for e in envs)
-    assert any(e.get("ATEN_CPU_CAPABILITY") == "default" for e in envs)
-    assert any(int(e["OMP_NUM_THREADS"]) > 2 for e in envs)  # more threads than this machine's cores
+HOST = snippets.host_isa()
+NATIVE = next(iter(snippets.VARIANTS))
 
 
-def test_the_avx2_laptop_really_takes_other_kernels(tmp_path):
-    """float32 GELU is oneDNN's: its AVX-512 and AVX2 kernels round GELU(-3) differently. If the cap
-    stopped reaching oneDNN (a torch upgrade, a renamed variable), this machine would emulate nothing."""
-    path = tmp_path / "gelu.md"
-    path.write_text("```python\nimport torch\nimport torch.nn.functional as F\n"
-                    "print(F.gelu(torch.tensor([-3.0, 3.0])).tolist())\n```\n", encoding="utf-8")
-    blocks = snippets.extract(path)
-    runs, _ = snippets.run_variants(blocks, {k: v for k, v in snippets.VARIANTS.items()
-                                             if k.startswith(("native", "AVX2"))})
-    native, avx2 = (r[0].stdout for r in runs.values())
-    assert native and avx2 and native != avx2, (native, avx2)
+@pytest.fixture(scope="module")
+def kernels():
+    """What each machine's libraries said they used (the probe ran with the suite's snippet runs, or now)."""
+    return snippets.kernel_reports()
+
+
+def test_the_native_machine_is_this_host(kernels):
+    """The names are relative to the host: the native machine must run what the host has."""
+    assert NATIVE.startswith(f"native (host: {HOST})"), NATIVE
+    bad, _ = snippets.machine_checks(NATIVE, snippets.VARIANTS[NATIVE], kernels[NATIVE], kernels[NATIVE],
+                                     HOST)["oneDNN and ATen kernels"]
+    assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("aspect", snippets.ASPECTS)
+@pytest.mark.parametrize("label", list(snippets.VARIANTS))
+def test_each_reader_machine_runs_what_its_name_says(kernels, label, aspect):
+    """Verified from what oneDNN (ONEDNN_VERBOSE), MKL (MKL_VERBOSE) and ATen report inside a block's
+    process, never from whether two outputs happen to differ. What this host cannot show is a skip that
+    says why (e.g. an AVX2 cap on an AVX2 host), never a silent pass."""
+    bad, cannot = snippets.machine_checks(label, snippets.VARIANTS[label], kernels[label], kernels[NATIVE],
+                                          HOST)[aspect]
+    assert not bad, "\n".join(bad)
+    if cannot:
+        pytest.skip("; ".join(cannot))
+
+
+def test_some_cap_moves_the_kernels_on_this_host(kernels):
+    """Whatever the host, at least one cap must be seen to move oneDNN and ATen off the native kernels."""
+    moved = [label for label, v in snippets.VARIANTS.items() if v.caps_something(HOST)]
+    assert moved, f"no cap of {list(snippets.VARIANTS)} is below this host's {HOST}"
+    for label in moved:
+        assert kernels[label].onednn_kernel != kernels[NATIVE].onednn_kernel, (label, kernels[label])
+        assert kernels[label].aten != kernels[NATIVE].aten or HOST in ("AVX", "SSE4.2"), (label, kernels[label])
+
+
+def test_more_threads_than_cores_is_counted_on_this_machine():
+    cores = snippets.cores()
+    most = max(v.threads for v in snippets.VARIANTS.values())
+    assert most == cores + 1, (most, cores)
+    assert any(f"({most} on {cores})" in label for label in snippets.VARIANTS)
+
+
+def test_on_an_avx2_host_the_checks_say_what_they_cannot_see_and_check_the_sse_cap():
+    """An AVX2-only host emulated here with the libraries' own caps on every machine: the AVX2 cap is
+    reported as nothing to cap (a skip reason, not a pass), and the SSE4.2 cap is still seen to move the
+    kernels, from what oneDNN and ATen report."""
+    avx2 = {"ONEDNN_MAX_CPU_ISA": "AVX2", "MKL_ENABLE_INSTRUCTIONS": "AVX2", "ATEN_CPU_CAPABILITY": "avx2"}
+    machines = {label: dataclasses.replace(v, env={**avx2, **v.env})
+                for label, v in snippets.reader_machines(host="AVX2").items() if "more threads" not in label}
+    native, sse, capped = machines
+    assert capped == "capped to AVX2 (host: AVX2, nothing to cap), 2 threads" and sse == "capped to SSE4.2, 1 thread"
+    reports = snippets.kernel_reports(machines)
+    checks = {label: snippets.machine_checks(label, v, reports[label], reports[native], "AVX2")
+              for label, v in machines.items()}
+    assert all(not bad for c in checks.values() for bad, _ in c.values()), checks
+    [why] = checks[capped]["oneDNN and ATen kernels"][1]
+    assert "nothing above AVX2" in why and "the SSE4.2 cap is checked instead" in why
+    assert checks[sse]["oneDNN and ATen kernels"] == ([], [])
+    assert reports[sse].onednn_kernel == "jit:sse41" and reports[native].onednn_kernel == "jit:avx2"

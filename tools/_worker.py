@@ -39,6 +39,7 @@ import sys
 import tempfile
 import time
 import traceback
+import warnings
 from multiprocessing.connection import wait
 from pathlib import Path
 
@@ -76,6 +77,11 @@ def global_state() -> dict[str, object]:
         "torch.get_float32_matmul_precision()": torch.get_float32_matmul_precision(),
         "torch.is_anomaly_enabled()": torch.is_anomaly_enabled(),
         "numpy.geterr()": numpy.geterr(),
+        "torch.backends.mkldnn.enabled": torch.backends.mkldnn.enabled,
+        # no getter for set_flush_denormal: its effect on the smallest float32 subnormal
+        "torch.set_flush_denormal (subnormals flushed to zero)":
+            torch.tensor([1e-45], dtype=torch.float32).mul(1.0).item() == 0.0,
+        "sys.getrecursionlimit()": sys.getrecursionlimit(),
         "plt.get_fignums() (figures left open)": plt.get_fignums(),
         "os.getcwd()": os.getcwd(),
     }
@@ -83,6 +89,51 @@ def global_state() -> dict[str, object]:
     state.update({f"numpy print option {k}": v for k, v in numpy.get_printoptions().items()})
     state.update({f"matplotlib.rcParams[{k!r}]": v for k, v in matplotlib.rcParams.items()})
     return state
+
+
+def _filter_repr(f: tuple) -> tuple:
+    action, message, category, module, lineno = f
+    return (action, getattr(message, "pattern", message), getattr(category, "__name__", category),
+            getattr(module, "pattern", module), lineno)
+
+
+class OwnSettings:
+    """Warning filters and environment variables the block's own code sets, not the libraries it imports
+    (sympy adds a filter and torch sets TORCHINDUCTOR_CACHE_DIR when first used: not the block's doing)."""
+
+    _RUNNER = {os.path.abspath(warnings.__file__), os.path.abspath(os.__file__), os.path.abspath(__file__)}
+
+    def __init__(self, name: str):
+        self.name = name
+        self.filters: list[tuple] = []
+        self.env: set[str] = set()
+        self.environ = dict(os.environ)
+
+    def by_block(self) -> bool:
+        frame = sys._getframe(1)
+        while frame is not None and (frame.f_code.co_filename.startswith("<frozen ")  # os is frozen in 3.11+
+                                     or os.path.abspath(frame.f_code.co_filename) in self._RUNNER):
+            frame = frame.f_back
+        return frame is not None and frame.f_code.co_filename == self.name
+
+    def watch_warnings(self) -> None:
+        for fname in ("filterwarnings", "simplefilter"):
+            original = getattr(warnings, fname)
+
+            def wrapper(*args, _original=original, **kwargs):
+                before = list(warnings.filters)
+                _original(*args, **kwargs)
+                if self.by_block():
+                    self.filters += [f for f in warnings.filters if f not in before]
+
+            setattr(warnings, fname, wrapper)
+
+    def left(self) -> list[str]:
+        out = [f"warnings filter {_filter_repr(f)} (set by the block, not restored)"
+               for f in self.filters if f in warnings.filters]
+        out += [f"os.environ[{k!r}]: {self.environ.get(k, '<unset>')!r} -> {os.environ.get(k, '<unset>')!r}"
+                for k in sorted(self.env) if os.environ.get(k) != self.environ.get(k)]
+        return out
 
 
 def state_changes(before: dict, after: dict) -> list[str]:
@@ -123,7 +174,8 @@ def _is_loopback(host) -> bool:
 class Guard:
     """An audit hook that keeps a block offline and inside its folder, and records what it tried."""
 
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, own: "OwnSettings | None" = None):
+        self.own = own
         self.folder = os.path.realpath(folder)
         self.active = False
         self.violations: list[str] = []
@@ -158,6 +210,13 @@ class Guard:
         elif event == "socket.gethostbyname" or event == "socket.gethostbyaddr":
             if args[0] not in LOCAL_HOSTS:
                 self._refuse(f"a DNS lookup of {args[0]!r} (blocks must run offline)", ConnectionRefusedError)
+        elif event in ("os.putenv", "os.unsetenv"):
+            if self.own is not None and self.own.by_block():
+                self.own.env.add(os.fsdecode(args[0]))
+        elif event == "sqlite3.connect":  # SQLite opens its files below Python: no "open" event
+            database = args[0]
+            if database not in (":memory:", "", b":memory:", b"") and (real := self._outside(database)):
+                self._refuse(f"a write to {real} (sqlite3.connect), outside the block's own folder", PermissionError)
         elif event == "open":
             path, _, flags = args
             if flags & WRITE_FLAGS and (real := self._outside(path)):
@@ -208,13 +267,19 @@ def _child(task: dict, conn) -> None:
     tempfile.tempdir = str(tmp)
     os.chdir(work)
     _fresh_random_state()
+    # OMP_NUM_THREADS alone is capped at the core count by torch: set the machine's count for real.
+    import torch
+
+    torch.set_num_threads(task["threads"])
 
     name, lineno = task["name"], task["lineno"]
     # line k of the block is line lineno + k of the snippet file
     source = "\n" * lineno + task["code"]
     linecache.cache[name] = (len(task["file_text"]), None, task["file_text"].splitlines(True), name)
     namespace = {"__name__": "__main__", "__file__": name, "__builtins__": __builtins__}
-    guard = Guard(block_dir)
+    own = OwnSettings(name)
+    own.watch_warnings()
+    guard = Guard(block_dir, own)
     sys.addaudithook(guard)
     error = None
     before = global_state()
@@ -236,7 +301,7 @@ def _child(task: dict, conn) -> None:
     after = global_state()
     files = {p.relative_to(work).as_posix(): p.read_bytes() for p in sorted(work.rglob("*")) if p.is_file()}
     conn.send({"error": error, "files": files, "seconds": seconds, "violations": guard.violations,
-               "state": state_changes(before, after)})
+               "state": state_changes(before, after) + own.left()})
     conn.close()
 
 
@@ -300,6 +365,15 @@ def _trim(stderr: str) -> str:
     return "".join(line for line in stderr.splitlines(True) if not any(o in line for o in own))
 
 
+def _kill_group(pgid: int) -> bool:
+    """Kill the process group of a block (each block's child leads its own); True if anything was in it."""
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+        return True
+    except (ProcessLookupError, PermissionError):
+        return False
+
+
 class _Running:
     def __init__(self, index, proc, conn, block_dir, deadline):
         self.index, self.proc, self.conn, self.dir, self.deadline = index, proc, conn, block_dir, deadline
@@ -313,6 +387,7 @@ def main() -> None:
     os.dup2(2, 1)  # nothing of ours goes to stdout
     request = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))
     blocks, workers, timeout = request["blocks"], request["workers"], request["timeout"]
+    threads = request["threads"]
     run_dir = Path(request["dir"])
     watch = request["watch"]
     ctx = mp.get_context("forkserver")
@@ -326,11 +401,14 @@ def main() -> None:
         nonlocal tree
         r.proc.join(5)
         if r.proc.is_alive():
-            os.killpg(r.proc.pid, signal.SIGKILL)
+            _kill_group(r.proc.pid)
             r.proc.join()
+        left = _kill_group(r.proc.pid)  # what it started and left running (ctypes system("... &"))
         stdout, bad_stdout = _read_stdout(r.dir)
         payload.setdefault("files", {})
         payload.setdefault("violations", [])
+        if left:
+            payload["violations"].append("it left a process running after it ended (killed; blocks start no processes)")
         payload.setdefault("state", [])
         payload.setdefault("seconds", time.perf_counter() - r.start)
         if bad_stdout:
@@ -351,7 +429,7 @@ def main() -> None:
             i = pending.pop()
             block = blocks[i]
             block_dir = run_dir / f"block-{i:03d}"
-            task = {**block, "dir": str(block_dir), "timeout": timeout}
+            task = {**block, "dir": str(block_dir), "timeout": timeout, "threads": threads}
             receiver, sender = ctx.Pipe(duplex=False)
             proc = ctx.Process(target=_child, args=(task, sender), daemon=True)
             proc.start()
@@ -391,7 +469,7 @@ def main() -> None:
                     how = f"ended its process (exit code {code}: os._exit, a crash or a fatal error) before it finished"
                 finish(r, {"error": f"the block {how}\n{stderr}", "died": True})
             elif time.monotonic() > r.deadline:
-                os.killpg(r.proc.pid, signal.SIGKILL)
+                _kill_group(r.proc.pid)
                 r.proc.join()
                 finish(r, {"error": f"the block did not finish within {timeout:g} s and was killed.\n"
                                     + _tail(r.dir / "stderr"), "died": True})

@@ -31,6 +31,7 @@ import nbformat
 
 from hooks import notebook_figures, site_facts
 from tools import compat, snippets, sources
+from tools.files import write_atomic
 
 ROOT = site_facts.ROOT
 FOLDER = "notebooks"  # docs/<lang>/notebooks/<slug>.ipynb
@@ -263,7 +264,7 @@ def write(docs: Path | None = None, snippet_dir: Path = snippets.SNIPPETS) -> li
     for path, text in want.items():
         if not path.exists() or path.read_text(encoding="utf-8") != text:
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
+            write_atomic(path, text)  # a kill or a full disk leaves the old notebook, never an empty one
             changed.append(_rel(path))
     for path in committed(docs):
         if path not in want:

@@ -28,6 +28,7 @@ import json
 import os
 import pickle
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -35,6 +36,8 @@ import time
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from tools.files import remove_stale, write_atomic
 
 ROOT = Path(__file__).resolve().parent.parent
 SNIPPETS = ROOT / "snippets"
@@ -45,36 +48,95 @@ FIGURE_TOLERANCE = 1e-3  # px (SVG user units) on every number of every attribut
 FIGURE_SUFFIXES = (".svg", ".png")
 
 
-# Reader machines. Each moves the kernels that really do the work in torch 2.13.0+cpu
-# (torch.__config__.show(): BLAS_INFO=mkl; oneDNN v3.12 for many NN ops such as F.gelu; ATen's own
-# vectorized kernels), and the thread count. ATEN_CPU_CAPABILITY reaches only ATen's kernels, so an
-# older CPU needs the oneDNN and MKL caps too. Each machine also says how many blocks run at once on
-# two cores: blocks of two or three threads run one at a time (oversubscribed OpenMP threads that
-# spin-wait cost several times their CPU time); "3 threads" is more threads than cores on purpose.
+# Reader machines, relative to the host. Each moves the kernels that really do the work in torch
+# 2.13.0+cpu (torch.__config__.show(): BLAS_INFO=mkl; oneDNN v3.12 for many NN ops such as F.gelu; ATen's
+# own vectorized kernels), and the thread count. ATEN_CPU_CAPABILITY reaches only ATen's kernels, so an
+# older CPU needs the oneDNN and MKL caps too. A cap at or above what the host has changes nothing (an
+# AVX2 cap on an AVX2 host): the names say what each machine caps relative to this host, and
+# ``kernel_reports`` asks the libraries what each machine really ran (tests/test_snippets.py).
+# torch caps OMP_NUM_THREADS at the core count, so the thread count is set in each block's process with
+# torch.set_num_threads (tools/_worker.py); "more threads than cores" is computed from this machine.
+_ISA_RANK = {"SSE4.2": 0, "AVX": 1, "AVX2": 2, "AVX-512": 3}
+
+
+def cores() -> int:
+    """The cores this process may run on (its affinity), not a number written down for one machine."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # no sched_getaffinity (macOS, Windows)
+        return max(1, os.cpu_count() or 1)
+
+
+def host_isa() -> str:
+    """The best vector ISA of this CPU, in the libraries' terms: AVX-512 (F, BW, DQ, VL), AVX2, AVX or SSE4.2.
+
+    From the CPU flags (cheap, no torch import); the native machine's ATen report is checked against it.
+    """
+    try:
+        text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        text = ""
+    line = next((ln for ln in text.splitlines() if ln.startswith("flags")), None)
+    if line is None:  # not Linux: ask torch, in a process of its own
+        cap = subprocess.run([sys.executable, "-c", "import torch; print(torch.backends.cpu.get_cpu_capability())"],
+                             capture_output=True, text=True, env=_env(Variant({}, 1, 1))).stdout.strip()
+        return {"AVX512": "AVX-512", "AVX2": "AVX2"}.get(cap, "SSE4.2")
+    flags = set(line.split(":", 1)[1].split())
+    if {"avx512f", "avx512bw", "avx512dq", "avx512vl"} <= flags:
+        return "AVX-512"
+    if "avx2" in flags:
+        return "AVX2"
+    return "AVX" if "avx" in flags else "SSE4.2"
+
+
 @dataclass(frozen=True)
 class Variant:
-    env: dict[str, str]
-    workers: int
+    env: dict[str, str]  # set before torch is imported (the forkserver's environment)
+    threads: int  # torch.set_num_threads in each block's process
+    workers: int  # blocks at a time
+    cap: str | None = None  # the ISA oneDNN, MKL and ATen are capped to ("AVX2", "SSE4.2"); None: the host's
+
+    def caps_something(self, host: str) -> bool:
+        """Whether the cap is below what the host has (an AVX2 cap on an AVX2 host runs the native kernels)."""
+        return self.cap is not None and _ISA_RANK[self.cap] < _ISA_RANK[host]
 
 
-_ONE_THREAD = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-VARIANTS: dict[str, Variant] = {
-    "native AVX-512, 1 thread": Variant(_ONE_THREAD, workers=2),
-    "old SSE4.2 CPU, 1 thread": Variant(
-        {"ONEDNN_MAX_CPU_ISA": "SSE41", "MKL_ENABLE_INSTRUCTIONS": "SSE4_2", "ATEN_CPU_CAPABILITY": "default",
-         **_ONE_THREAD}, workers=2),
-    "AVX2 laptop, 2 threads": Variant(
-        {"ONEDNN_MAX_CPU_ISA": "AVX2", "MKL_ENABLE_INSTRUCTIONS": "AVX2", "ATEN_CPU_CAPABILITY": "avx2",
-         "OMP_NUM_THREADS": "2", "MKL_NUM_THREADS": "2"}, workers=1),
-    "MKL_CBWR=COMPATIBLE, 3 threads on 2 cores": Variant(
-        {"MKL_CBWR": "COMPATIBLE", "OMP_NUM_THREADS": "3", "MKL_NUM_THREADS": "3"}, workers=1),
-}
-DEFAULT = VARIANTS["native AVX-512, 1 thread"]
-# Environment a caller may have set that would silently change every machine above.
-_CLEARED_ENV = ("ONEDNN_", "DNNL_", "MKL_", "OMP_", "KMP_", "ATEN_CPU_CAPABILITY", "PYTHONHASHSEED")
+def _threads(n: int) -> dict[str, str]:
+    return {"OMP_NUM_THREADS": str(n), "MKL_NUM_THREADS": str(n)}
 
-# pytest-codeblocks silently skips fences whose info string is not exactly `python`.
-_FENCE = re.compile(r"^[ \t]*(?P<ticks>`{3,}|~{3,})[ \t]*(?P<info>\S.*?)?[ \t]*$")
+
+def reader_machines(host: str | None = None, ncores: int | None = None) -> dict[str, Variant]:
+    """The four reader machines on this host. Machines of one thread run a block per core; machines of
+    several threads run one block at a time (oversubscribed OpenMP threads that spin-wait cost several
+    times their CPU time), and one of them has more threads than the cores on purpose."""
+    host = host_isa() if host is None else host
+    ncores = cores() if ncores is None else ncores
+    one = max(1, min(ncores, 8))
+    many = ncores + 1
+
+    def capped(isa: str) -> str:
+        return f"capped to {isa}" + ("" if _ISA_RANK[isa] < _ISA_RANK[host] else f" (host: {host}, nothing to cap)")
+
+    return {
+        f"native (host: {host}), 1 thread": Variant(_threads(1), 1, workers=one),
+        f"{capped('SSE4.2')}, 1 thread": Variant(
+            {"ONEDNN_MAX_CPU_ISA": "SSE41", "MKL_ENABLE_INSTRUCTIONS": "SSE4_2", "ATEN_CPU_CAPABILITY": "default",
+             **_threads(1)}, 1, workers=one, cap="SSE4.2"),
+        f"{capped('AVX2')}, 2 threads": Variant(
+            {"ONEDNN_MAX_CPU_ISA": "AVX2", "MKL_ENABLE_INSTRUCTIONS": "AVX2", "ATEN_CPU_CAPABILITY": "avx2",
+             **_threads(2)}, 2, workers=max(1, ncores // 2), cap="AVX2"),
+        f"MKL_CBWR=COMPATIBLE, more threads than cores ({many} on {ncores})": Variant(
+            {"MKL_CBWR": "COMPATIBLE", **_threads(many)}, many, workers=1),
+    }
+
+
+VARIANTS: dict[str, Variant] = reader_machines()
+DEFAULT = next(iter(VARIANTS.values()))
+# Environment a block gets: only what it needs, never the caller's proxies, library caps or hash seed.
+_KEPT_ENV = ("PATH", "HOME", "MPLCONFIGDIR", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "LANG", "LC_ALL", "LC_CTYPE")
+
+# A fence opening or closing line, as CommonMark reads it (up to 3 spaces of indentation).
+_FENCE = re.compile(r"^(?P<indent> {0,3})(?P<ticks>`{3,}|~{3,})(?P<info>.*?)[ \t]*$")
 
 
 @dataclass
@@ -86,6 +148,7 @@ class Block:
     code: str
     expected: str | None
     error: str | None = None
+    source: str | None = None  # the file's text when the block was read: refresh writes only onto that
 
     @property
     def name(self) -> str:
@@ -136,28 +199,105 @@ def read(path: Path) -> str:
                            "save the file as UTF-8") from None
 
 
-def skipped_fences(path: Path) -> list[int]:
-    """Line numbers of fences that pytest-codeblocks would silently not run."""
+@dataclass
+class Fence:
+    start: int  # 0-based line of the opening fence
+    end: int  # 0-based line of the closing fence
+    ticks: str
+    info: str
+
+
+def fences(text: str, name: str) -> list[Fence]:
+    """Every fenced block of a Markdown text; an unclosed fence is an error naming ``name:line``."""
+    lines = text.splitlines()
+    found, i = [], 0
+    while i < len(lines):
+        m = _FENCE.match(lines[i])
+        if m is None or (m.group("ticks")[0] == "`" and "`" in m.group("info")):
+            i += 1
+            continue
+        ticks, j = m.group("ticks"), i + 1
+        while j < len(lines):
+            c = _FENCE.match(lines[j])
+            if c and c.group("ticks")[0] == ticks[0] and len(c.group("ticks")) >= len(ticks) and not c.group("info").strip():
+                break
+            j += 1
+        if j == len(lines):
+            raise SnippetError(f"{name}:{i + 1}: the fence {lines[i].strip()!r} is never closed "
+                               f"(close it with a line of {ticks})")
+        found.append(Fence(i, j, ticks, m.group("info")))
+        i = j + 1
+    return found
+
+
+def fence_problems(path: Path) -> list[str]:
+    """What is wrong with the shape of one snippet file, each naming ``file:line``; [] if it is right.
+
+    The shape is one fence whose info string is exactly ``python``, optionally followed by the marker and
+    one output fence: every other fence would be skipped by pytest-codeblocks (``` python, ```Python,
+    ```ipython, ```py, ~~~python: its output would be published without its code ever running), executed
+    as a shell script (```bash, ```sh), or be a second block that refresh and the notebooks would mix up.
+    """
+    name, text = _rel(path), read(path)
+    lines = text.splitlines()
+    try:
+        found = fences(text, name)
+    except SnippetError as err:
+        return [str(err)]
     bad = []
-    for i, line in enumerate(read(path).splitlines(), 1):
-        m = _FENCE.match(line)
-        info = (m and m.group("info")) or ""
-        looks_python = re.match(r"\{?\s*\.?py", info) is not None
-        if looks_python and not (m.group("ticks").startswith("`") and info == "python"):
-            bad.append(i)
+    code = [f for f in found if not (f.start > 0 and lines[f.start - 1].strip() == MARKER)]
+    for f in code:
+        info, where = f.info.strip(), f"{name}:{f.start + 1}"
+        if f.ticks[0] == "`" and f.info == "python":
+            continue
+        if re.fullmatch(r"(?i)\{?\s*\.?(ba|z)?sh(ell)?\b.*|console", info):
+            bad.append(f"{where}: a {info!r} fence: pytest-codeblocks executes shell fences; a snippet holds "
+                       "one ```python fence only")
+        elif re.search(r"(?i)py", info) or f.info != info:
+            bad.append(f"{where}: fence info string {f.ticks + f.info!r}: pytest-codeblocks runs only exactly "
+                       "```python (no space, lower case, no attributes), so its output would be shown unrun")
+        else:
+            bad.append(f"{where}: a {f.ticks + f.info!r} fence: a snippet holds one ```python fence and its "
+                       "output, nothing else")
+    if len(code) > 1 and not bad:
+        bad.append(f"{name}:{code[1].start + 1}: a second code fence (the first is at line {code[0].start + 1}): one "
+                   "block per file (refresh and the notebooks take one block per file); split it into two files")
+    for f in found:
+        if f not in code and (f.ticks[0] != "`" or f.info.strip() not in ("text", "")):
+            bad.append(f"{name}:{f.start + 1}: the output fence after {MARKER} must be ```text, not {f.ticks + f.info!r}")
+    for i, line in enumerate(lines):
+        if line.strip() == MARKER and not any(f.start == i + 1 for f in found):
+            bad.append(f"{name}:{i + 1}: {MARKER} is not followed by an output fence")
+    if not bad and code and any(f.start < code[0].start for f in found):
+        bad.append(f"{name}:{found[0].start + 1}: an output fence before the code fence")
     return bad
 
 
+def skipped_fences(path: Path) -> list[int]:
+    """Line numbers of fences that pytest-codeblocks would not run (or would run as a shell script)."""
+    return sorted({int(m.group(1)) for p in fence_problems(path) if (m := re.match(r".*?:(\d+): (a '|fence info)", p))})
+
+
 def extract(path: Path) -> list[Block]:
-    """The python blocks of one snippet file, as pytest-codeblocks sees them."""
+    """The python block of one snippet file, as pytest-codeblocks sees it; a file of any other shape is
+    refused with a SnippetError naming ``file:line``."""
     from pytest_codeblocks import extract_from_file
 
-    read(path)  # a clear error first, naming the file
-    return [
-        Block(Path(path), b.lineno, b.code, b.expected_output)
-        for b in extract_from_file(path)
-        if b.syntax == "python"
-    ]
+    text = read(path)  # a clear error first, naming the file
+    bad = fence_problems(path)
+    if bad:
+        raise SnippetError("\n".join(bad))
+    try:
+        found = extract_from_file(path)
+    except Exception as err:  # noqa: BLE001 - its parse errors name no file
+        raise SnippetError(f"{_rel(path)}: pytest-codeblocks cannot read it: {err}") from None
+    blocks = [Block(Path(path), b.lineno, b.code, b.expected_output, source=text)
+              for b in found if b.syntax == "python"]
+    ours = [f for f in fences(text, _rel(path)) if not (f.start and text.splitlines()[f.start - 1].strip() == MARKER)]
+    if len(found) != len(ours) or len(blocks) != len(ours) or (blocks and blocks[0].lineno != ours[0].start + 1):
+        raise SnippetError(f"{_rel(path)}: pytest-codeblocks reads {len(found)} blocks here "
+                           f"({', '.join(b.syntax for b in found)}): a snippet holds one ```python block")
+    return blocks
 
 
 def collect(paths: list[Path] | None = None) -> list[Block]:
@@ -175,49 +315,80 @@ def collect(paths: list[Path] | None = None) -> list[Block]:
 
 
 def _env(variant: Variant) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(_CLEARED_ENV)}
+    """A clean environment: nothing of the caller's (proxies, MKL_*/ONEDNN_* caps, PYTHONHASHSEED) but what
+    ``_KEPT_ENV`` names, then the machine's own settings."""
+    env = {k: os.environ[k] for k in _KEPT_ENV if k in os.environ}
     # Passive OpenMP waiting changes no result, only keeps a busy machine from crawling.
     return {**env, "MPLBACKEND": "Agg", "OMP_WAIT_POLICY": "PASSIVE", "PYTHONPATH": str(ROOT), **variant.env}
 
 
 class _Run:
-    """One worker process running some blocks on one reader machine."""
+    """One worker process running some blocks on one reader machine.
+
+    The worker runs in a session of its own, writes its stderr to a file (a process a block leaves
+    behind inherits no pipe we would wait on), and its whole session is killed when it is done.
+    """
 
     def __init__(self, blocks: list[Block], variant: Variant, timeout: float):
         self.blocks = blocks
         self.todo = [i for i, b in enumerate(blocks) if b.error is None]
-        self.tmp = tempfile.TemporaryDirectory(prefix="snippets-")
+        self.seconds, self.proc = 0.0, None
+        if not self.todo:  # every file refused: nothing to start
+            return
+        remove_stale(tempfile.gettempdir(), "snippets-")
+        self.tmp = tempfile.TemporaryDirectory(prefix=f"snippets-{os.getpid()}-")
         tmp = Path(self.tmp.name)
         watch = {str(ROOT)} | {str(b.path.parent.resolve()) for b in blocks
                                 if not b.path.resolve().is_relative_to(ROOT)}
-        texts = {b.path: read(b.path) for b in blocks if b.error is None}
+        texts = {b.path: b.source if b.source is not None else read(b.path) for b in blocks if b.error is None}
         request = {
-            "workers": variant.workers, "timeout": timeout, "dir": str(tmp / "blocks"), "watch": sorted(watch),
+            "workers": variant.workers, "threads": variant.threads, "timeout": timeout, "dir": str(tmp / "blocks"),
+            "watch": sorted(watch),
             "blocks": [{"name": _rel(blocks[i].path), "lineno": blocks[i].lineno, "code": blocks[i].code,
                         "file_text": texts[blocks[i].path]} for i in self.todo],
         }
         (tmp / "request.json").write_text(json.dumps(request), encoding="utf-8")
         self.out = tmp / "results.pickle"
+        self.stderr = tmp / "stderr"
         self.limit = 120 + timeout * (len(self.todo) + 1)
         self.start = time.perf_counter()
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tools._worker", str(tmp / "request.json"), str(self.out)],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-            env=_env(variant), cwd=ROOT,
-        )
-        self.seconds = 0.0
+        with open(self.stderr, "wb") as err:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "tools._worker", str(tmp / "request.json"), str(self.out)],
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
+                env=_env(variant), cwd=ROOT, start_new_session=True,
+            )
+
+    def _stderr(self) -> str:
+        try:
+            return self.stderr.read_bytes()[-4000:].decode("utf-8", "replace")
+        except OSError:
+            return ""
+
+    def _kill_session(self) -> None:
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
 
     def results(self) -> list[Result]:
+        if self.proc is None:
+            return [Result("", error=b.error) for b in self.blocks]
         try:
-            _, stderr = self.proc.communicate(timeout=self.limit)
+            self.proc.wait(timeout=self.limit)
         except subprocess.TimeoutExpired:
-            self.proc.kill()
-            _, stderr = self.proc.communicate()
-            raise RuntimeError(f"snippet runner did not finish within {self.limit:.0f} s:\n{stderr.decode()[-4000:]}")
+            self._kill_session()
+            self.proc.wait()
+            raise RuntimeError(f"snippet runner did not finish within {self.limit:.0f} s "
+                               f"({len(self.todo)} blocks of {', '.join(sorted({_rel(b.path) for b in self.blocks}))[:2000]}):"
+                               f"\n{self._stderr()}") from None
+        finally:
+            self._kill_session()  # its forkserver, resource tracker, anything a block left behind
         self.seconds = time.perf_counter() - self.start
         if self.proc.returncode != 0 or not self.out.exists():
-            raise RuntimeError(f"snippet runner failed (exit code {self.proc.returncode}):\n"
-                               f"{stderr.decode('utf-8', 'replace')[-4000:]}")
+            stderr = self._stderr()
+            self.tmp.cleanup()
+            raise RuntimeError(f"snippet runner failed (exit code {self.proc.returncode}):\n{stderr}")
         raw = pickle.loads(self.out.read_bytes())
         self.tmp.cleanup()
         results = [Result("", error=b.error) for b in self.blocks]
@@ -234,32 +405,177 @@ def run(blocks: list[Block], variant: Variant = DEFAULT, timeout: float = TIMEOU
     return _Run(blocks, variant, timeout).results()
 
 
-CORES = 2  # what the worker counts of VARIANTS are made for (this machine, CI)
-
-
-def run_variants(blocks: list[Block], variants: dict[str, Variant] | None = None,
-                 timeout: float = TIMEOUT) -> tuple[dict[str, list[Result]], dict[str, float]]:
+def run_variants(blocks: list[Block], variants: dict[str, Variant] | None = None, timeout: float = TIMEOUT,
+                 probe: bool = True) -> tuple[dict[str, list[Result]], dict[str, float]]:
     """Run the blocks on several reader machines; results and wall seconds of each.
 
-    Machines run side by side as long as their blocks at a time fit the cores (the two machines of one
-    block at a time share the two cores), so both cores stay busy.
+    Machines run side by side as long as their blocks at a time fit this machine's cores, so no core idles.
+    Each machine also runs ``KERNEL_PROBE`` once, after the blocks (a fraction of a second): what its
+    libraries really used is then in ``LAST_PROBES`` for ``kernel_reports``.
     """
     variants = VARIANTS if variants is None else variants
+    ncores = cores()
     results, seconds = {}, {}
     batch: list[tuple[str, _Run]] = []
+    with tempfile.TemporaryDirectory(prefix="kernel-probe-") as tmp:
+        probe_file = Path(tmp) / "kernel-probe.md"
+        probe_file.write_text(f"```python\n{KERNEL_PROBE}```\n", encoding="utf-8")
+        with_probe = [*blocks, *extract(probe_file)] if probe else blocks
 
-    def drain():
-        for label, r in batch:
-            results[label] = r.results()
-            seconds[label] = r.seconds
-        batch.clear()
+        def drain():
+            for label, r in batch:
+                results[label] = r.results()
+                if probe:
+                    LAST_PROBES[label] = results[label].pop()
+                seconds[label] = r.seconds
+            batch.clear()
 
-    for label, variant in variants.items():
-        if batch and sum(variants[lab].workers for lab, _ in batch) + variant.workers > CORES:
-            drain()
-        batch.append((label, _Run(blocks, variant, timeout)))
-    drain()
+        for label, variant in variants.items():
+            if batch and sum(variants[lab].workers for lab, _ in batch) + variant.workers > ncores:
+                drain()
+            batch.append((label, _Run(with_probe, variant, timeout)))
+        drain()
     return {label: results[label] for label in variants}, {label: seconds[label] for label in variants}
+
+
+# --------------------------------------------------------------------------- what each machine really ran
+
+# Run through the same runner as every block: what oneDNN, MKL and ATen say they use, and the threads.
+# The libraries' verbose lines go to fd 1 from C (buffered there: flushed before the block ends).
+KERNEL_PROBE = """\
+import ctypes, json
+import torch
+import torch.nn.functional as F
+with torch.backends.mkldnn.verbose(torch.backends.mkldnn.VERBOSE_ON):
+    F.gelu(torch.tensor([-3.0, 3.0]))
+a = torch.ones(64, 64)
+with torch.backends.mkl.verbose(torch.backends.mkl.VERBOSE_ON):
+    a @ a
+ctypes.CDLL(None).fflush(None)
+print("ATEN", json.dumps([torch.backends.cpu.get_cpu_capability(), torch.get_num_threads()]), flush=True)
+"""
+# oneDNN names its ISA in words ("Intel AVX-512 with ...") and its kernels in short ("jit:avx512_core_bf16");
+# MKL names the processor class it dispatches for ("Intel(R) AVX2 enabled processors") on Intel CPUs only.
+_ISA_WORDS = [("AVX-512", r"avx-?512"), ("AVX2", r"avx2"), ("SSE4.2", r"sse4[._]?2"), ("SSE4.1", r"sse4[._]?1")]
+# What each library reports under each cap (oneDNN has no SSE4.2 level: ONEDNN_MAX_CPU_ISA=SSE41).
+CAP_REPORTS = {"AVX2": {"oneDNN": "AVX2", "ATen": "AVX2", "MKL": "AVX2"},
+               "SSE4.2": {"oneDNN": "SSE4.1", "ATen": "DEFAULT", "MKL": "SSE4.2"}}
+_ATEN_HOST = {"AVX-512": "AVX512", "AVX2": "AVX2", "AVX": "DEFAULT", "SSE4.2": "DEFAULT"}
+
+
+def isa_named(text: str | None) -> str | None:
+    for isa, pattern in _ISA_WORDS:
+        if text and re.search(pattern, text, re.I):
+            return isa
+    return None
+
+
+@dataclass
+class KernelReport:
+    """What the libraries said inside one block's process on one reader machine."""
+
+    aten: str  # torch.backends.cpu.get_cpu_capability()
+    threads: int  # torch.get_num_threads()
+    onednn_isa: str  # oneDNN's "isa:" line
+    onednn_kernel: str  # the implementation that ran F.gelu, e.g. jit:avx2
+    mkl_processors: str  # MKL's version line: the processors it dispatches for
+    mkl_cnr: str  # MKL's conditional numerical reproducibility mode for the matmul (CNR:OFF, CNR:COMPATIBLE)
+    mkl_threads: int  # MKL's NThr for the matmul
+
+
+def parse_kernel_report(stdout: str, where: str) -> KernelReport:
+    """Fails loudly, naming the machine and what was expected, if a library stopped reporting."""
+    def find(pattern: str, what: str) -> re.Match:
+        m = re.search(pattern, stdout, re.M)
+        if m is None:
+            raise RuntimeError(f"{where}: expected {what} in the probe's output (pattern {pattern!r}); "
+                               f"a torch upgrade may have changed it. Output:\n{_short(stdout, 2000)}")
+        return m
+
+    aten, threads = json.loads(find(r"^ATEN (.*)$", "the ATen capability line").group(1))
+    isa = find(r"^onednn_verbose,.*,info,cpu,isa:(.*)$", "oneDNN's ISA line (ONEDNN_VERBOSE)").group(1)
+    kernel = find(r"^onednn_verbose,.*,exec,cpu,eltwise,([^,]+),", "oneDNN's eltwise exec line").group(1)
+    version = find(r"^MKL_VERBOSE (?:oneMKL|Intel\(R\) MKL) .*$", "MKL's version line (MKL_VERBOSE)").group(0)
+    call = find(r"^MKL_VERBOSE SGEMM\(.*CNR:(\S+).*NThr:(\d+)", "MKL's SGEMM line")
+    return KernelReport(aten, int(threads), isa.strip(), kernel, version, call.group(1), int(call.group(2)))
+
+
+LAST_PROBES: dict[str, Result] = {}  # machine label -> the probe's run, from the last run_variants
+
+
+def kernel_reports(variants: dict[str, Variant] | None = None) -> dict[str, KernelReport]:
+    """What each machine's libraries really used: from the probe of the last ``run_variants`` over these
+    machines (the test suite's snippet runs), or from a run of the probe alone."""
+    variants = VARIANTS if variants is None else variants
+    if not set(variants) <= set(LAST_PROBES):
+        run_variants([], variants, timeout=120)
+    out = {}
+    for label in variants:
+        result = LAST_PROBES[label]
+        if result.error:
+            raise RuntimeError(f"[{label}] the kernel probe failed:\n{result.error}")
+        out[label] = parse_kernel_report(result.stdout, f"[{label}]")
+    return out
+
+
+ASPECTS = ("threads and MKL's mode", "oneDNN and ATen kernels", "MKL's instruction set")
+
+
+def machine_checks(label: str, variant: Variant, report: KernelReport, native: KernelReport,
+                   host: str) -> dict[str, tuple[list[str], list[str]]]:
+    """Whether one machine ran what its name says, from the libraries' own reports, per aspect of ``ASPECTS``.
+
+    Each aspect gives (problems, unverifiable): what contradicts the name, and what this host cannot show
+    (a cap at or above the host's ISA; MKL naming no ISA on a non-Intel CPU), each said in words.
+    """
+    threads: list[str] = []
+    if report.threads != variant.threads:
+        threads.append(f"[{label}] torch runs {report.threads} threads, the machine has {variant.threads}")
+    if report.mkl_threads != variant.threads:
+        threads.append(f"[{label}] MKL runs its matmul on {report.mkl_threads} threads, the machine has {variant.threads}")
+    cbwr = variant.env.get("MKL_CBWR")
+    if report.mkl_cnr != (cbwr or "OFF"):
+        threads.append(f"[{label}] MKL reports CNR:{report.mkl_cnr}, the machine sets MKL_CBWR={cbwr or '(unset)'}")
+    out = {ASPECTS[0]: (threads, [])}
+    kernels: list[str] = []
+    mkl: tuple[list[str], list[str]] = ([], [])
+    if variant.cap is None:
+        if report.aten != _ATEN_HOST[host]:
+            kernels.append(f"[{label}] ATen runs {report.aten} kernels, the host has {host} "
+                           f"({_ATEN_HOST[host]} expected)")
+        for name, text in (("oneDNN's ISA line", report.onednn_isa), ("oneDNN's kernel", report.onednn_kernel)):
+            if isa_named(text) != isa_named(native.onednn_isa):
+                kernels.append(f"[{label}] {name} says {text!r}, the native machine's {native.onednn_isa!r}")
+        if isa_named(report.mkl_processors) != isa_named(native.mkl_processors):
+            mkl[0].append(f"[{label}] MKL dispatches for {report.mkl_processors!r}, natively {native.mkl_processors!r}")
+        return {**out, ASPECTS[1]: (kernels, []), ASPECTS[2]: mkl}
+    want = CAP_REPORTS[variant.cap]
+    if not variant.caps_something(host):
+        lower = [c for c in CAP_REPORTS if _ISA_RANK[c] < _ISA_RANK[host]]
+        instead = f"the {lower[0]} cap is checked instead" if lower else "no lower cap exists here either"
+        why = (f"[{label}] this host has nothing above {variant.cap} (its best is {host}): the cap runs the native "
+               f"kernels here, so it cannot be seen to move them; {instead}")
+        return {**out, ASPECTS[1]: ([], [why]), ASPECTS[2]: ([], [why])}
+    for name, text in (("oneDNN's ISA line", report.onednn_isa), ("oneDNN's kernel for F.gelu", report.onednn_kernel)):
+        if isa_named(text) != want["oneDNN"]:
+            kernels.append(f"[{label}] {name} says {text!r}: ONEDNN_MAX_CPU_ISA did not reach oneDNN "
+                           f"({want['oneDNN']} expected, natively {native.onednn_isa!r})")
+    if report.aten != want["ATen"]:
+        kernels.append(f"[{label}] ATen reports {report.aten}: ATEN_CPU_CAPABILITY did not reach it "
+                       f"({want['ATen']} expected, natively {native.aten})")
+    if isa_named(native.mkl_processors) is None:
+        mkl[1].append(f"[{label}] MKL names no instruction set on this CPU ({native.mkl_processors!r}): whether "
+                      f"MKL_ENABLE_INSTRUCTIONS={variant.env['MKL_ENABLE_INSTRUCTIONS']} reaches MKL cannot be read "
+                      "here (MKL names it on Intel CPUs)")
+    elif isa_named(report.mkl_processors) != want["MKL"]:
+        mkl[0].append(f"[{label}] MKL dispatches for {report.mkl_processors!r}: MKL_ENABLE_INSTRUCTIONS did not reach "
+                      f"MKL ({want['MKL']} expected)")
+    return {**out, ASPECTS[1]: (kernels, []), ASPECTS[2]: mkl}
+
+
+def describe(report: KernelReport) -> str:
+    return (f"ATen {report.aten}, oneDNN {report.onednn_kernel}, MKL CNR:{report.mkl_cnr}, "
+            f"{report.threads} torch / {report.mkl_threads} MKL threads")
 
 
 # --------------------------------------------------------------------------- figures
@@ -373,32 +689,33 @@ def _fence_for(text: str) -> str:
 
 
 def rewrite_output(path: Path, block: Block, stdout: str) -> bool:
-    """Put ``stdout`` under ``block`` in ``path``; return True if the file changed."""
-    lines = read(path).splitlines(keepends=True)
-    # end of the code fence that opens at block.lineno
-    opening = lines[block.lineno - 1]
-    ticks = len(opening.lstrip()) - len(opening.lstrip().lstrip("`"))
-    end = block.lineno
-    while not lines[end].lstrip().startswith("`" * ticks):
-        end += 1
+    """Put ``stdout`` under ``block`` in ``path``, atomically; return True if the file changed.
+
+    The file is parsed again now and the block found by identity: its one code fence, and the text
+    it was read from (a file edited while the block ran is refused, not overwritten).
+    """
+    text = read(path)
+    if block.source is not None and text != block.source:
+        raise SnippetError(f"{_rel(path)} changed while its block ran: not rewritten; run refresh again")
+    bad = fence_problems(path)
+    if bad:
+        raise SnippetError("\n".join(bad))
+    lines = text.splitlines(keepends=True)
+    found = fences(text, _rel(path))
+    code = found[0]
+    if code.start + 1 != block.lineno or "".join(lines[code.start + 1:code.end]) != block.code:
+        raise SnippetError(f"{_rel(path)}:{code.start + 1}: the block there is not the one that ran "
+                           f"(line {block.lineno}): not rewritten; run refresh again")
     fence = _fence_for(stdout)
     new_output = [MARKER + "\n", f"{fence}text\n", stdout if stdout.endswith("\n") else stdout + "\n", f"{fence}\n"]
-    # find an existing output fence after the code fence (before the next python fence)
-    i = end + 1
-    while i < len(lines) and lines[i].strip() != MARKER and not lines[i].lstrip().startswith("```python"):
-        i += 1
-    if i < len(lines) and lines[i].strip() == MARKER:
-        j = i + 1
-        out_ticks = len(lines[j].lstrip()) - len(lines[j].lstrip().lstrip("`"))
-        k = j + 1
-        while not (lines[k].strip().startswith("`" * out_ticks) and lines[k].strip().strip("`") == ""):
-            k += 1
-        replaced = lines[:i] + (new_output if stdout else []) + lines[k + 1:]
+    if len(found) == 2:  # the marker is the line before the output fence
+        output = found[1]
+        replaced = lines[:output.start - 1] + (new_output if stdout else []) + lines[output.end + 1:]
     else:
-        replaced = lines[: end + 1] + (new_output if stdout else []) + lines[end + 1:]
-    text = "".join(replaced)
-    if text != "".join(lines):
-        path.write_text(text, encoding="utf-8")
+        replaced = lines[:code.end + 1] + (new_output if stdout else []) + lines[code.end + 1:]
+    new = "".join(replaced)
+    if new != text:
+        write_atomic(path, new)
         return True
     return False
 
@@ -413,6 +730,13 @@ def _run_problems(block: Block, result: Result) -> list[str]:
         out.append(f"{block.name} raised an exception (or its process ended):\n{result.error}")
     for v in result.violations:
         out.append(f"{block.name} did what a snippet must not: {v}")
+    if result.stdout and not result.stdout.endswith("\n"):
+        out.append(f"{block.name}: its output does not end with a newline ({result.stdout[-40:]!r}); an output fence "
+                   "always does, so no refresh could make it pass: end the last print with a newline")
+    if "\r" in result.stdout:
+        line = result.stdout[:result.stdout.index("\r")].count("\n") + 1
+        out.append(f"{block.name}: its output holds a carriage return (\\r, output line {line}); a Markdown file cannot "
+                   "keep it, so no refresh could make it pass: print without \\r")
     if result.state:
         out.append(f"{block.name} leaves global state behind (the next cell of the chapter's notebook would see it;"
                    " pass dtype= explicitly, use context managers such as plt.rc_context, or restore it):\n    "
@@ -420,12 +744,23 @@ def _run_problems(block: Block, result: Result) -> list[str]:
     return out
 
 
-def _output_diff(block: Block, stdout: str) -> str:
+DIFF_LIMIT = 20_000  # characters of a diff shown; a block printing megabytes must not flood the log
+
+
+def _output_diff(block: Block, stdout: str, limit: int = DIFF_LIMIT) -> str:
     diff = difflib.unified_diff(
-        (block.expected or "").splitlines(keepends=True), stdout.splitlines(keepends=True),
+        (block.expected or "").splitlines(keepends=True), stdout[: limit * 2].splitlines(keepends=True),
         fromfile=f"{block.name} (shown on the page)", tofile=f"{block.name} (printed now)",
     )
-    return "".join(diff)
+    shown, size = [], 0
+    for line in diff:
+        if size + len(line) > limit:
+            shown.append(f"... (diff cut at {limit} characters; the block printed {len(stdout)} characters, "
+                         f"{stdout.count(chr(10))} lines)\n")
+            break
+        shown.append(line)
+        size += len(line)
+    return "".join(shown)
 
 
 def reconcile(block: Block, result: Result, write: bool = False, figures: Path | None = None) -> list[Finding]:
@@ -437,13 +772,23 @@ def reconcile(block: Block, result: Result, write: bool = False, figures: Path |
     found = [Finding(block.name, m) for m in _run_problems(block, result)]
     if block.error or result.error:
         return found  # its output and figures are not trustworthy: leave them as they are
+    if write and found:  # it broke a runner rule (even if it caught the error): nothing it printed is trusted
+        write = False
+        found[-1].message += "\n(not rewritten: refresh trusts no output of a block that breaks a runner rule)"
+    if write and block.source is not None and read(block.path) != block.source:
+        write = False
+        found.append(Finding(block.name, f"{_rel(block.path)} changed while its block ran: not rewritten; "
+                                         "run refresh again"))
     stdout = result.stdout
     if (block.expected or "") != stdout:
         if block.expected is None:
             msg = f"{block.name} prints output but shows none: add `{MARKER}` and run `python -m tools.snippets refresh`"
         else:
             msg = f"{block.name}: output differs from the page\n" + _output_diff(block, stdout)
-        fixed = write and rewrite_output(block.path, block, stdout)
+        try:
+            fixed = write and rewrite_output(block.path, block, stdout)
+        except SnippetError as err:
+            fixed, msg = False, f"{msg}\n{err}"
         found.append(Finding(block.name, msg, fixed))
     for name, data in result.figures.items():
         target = figures / name
@@ -461,7 +806,7 @@ def reconcile(block: Block, result: Result, write: bool = False, figures: Path |
             continue
         if write:
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
+            write_atomic(target, data)
         found.append(Finding(block.name, msg, write))
     return found
 
@@ -496,20 +841,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_intermixed_args(argv)
 
     paths = args.paths or None
-    blocks = collect(paths)
-    bad = []
-    for f in snippet_files(paths):
-        try:
-            bad += [f"{_rel(f)}:{n}" for n in skipped_fences(f)]
-        except SnippetError:
-            pass  # reported as a failing block
-    if bad:
-        print("fences pytest-codeblocks would skip (info string must be exactly `python`):", *bad, sep="\n  ")
-        return 1
+    blocks = collect(paths)  # a file refused (its shape, its encoding) is a failing block; the others still run
     variants = VARIANTS if args.variants else {next(iter(VARIANTS)): DEFAULT}
     if args.command == "refresh":
         variants = {next(iter(VARIANTS)): DEFAULT}
-    runs, seconds = run_variants(blocks, variants, args.timeout)
+    runs, seconds = run_variants(blocks, variants, args.timeout, probe=args.variants)
     label = next(iter(runs))
 
     if args.command == "time":
@@ -532,6 +868,14 @@ def main(argv: list[str] | None = None) -> int:
     failures = []
     for lab, results in runs.items():
         failures += [f"[{lab}] {f.message}" for f in check(blocks, results)]
+    if args.variants:
+        reports, host = kernel_reports(variants), host_isa()
+        native = reports[next(iter(reports))]
+        for lab, report in reports.items():
+            print(f"{lab}: {describe(report)}")
+            for bad, cannot in machine_checks(lab, variants[lab], report, native, host).values():
+                failures += bad
+                print(*(f"  not verifiable here: {c}" for c in cannot), sep="\n", end="\n" if cannot else "")
     for f in failures:
         print(f, end="\n\n")
     times = ", ".join(f"{lab}: {s:.1f} s" for lab, s in seconds.items())

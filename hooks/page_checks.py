@@ -1,0 +1,44 @@
+"""Fail the strict build on what a page would show broken: a ``$$`` left open, a heading id used twice.
+
+* A display formula opened with ``$$`` and never closed is not math for arithmatex: the page would show
+  the raw TeX, and nothing else warns. Any ``$$`` left in a page's text (outside code) is an error.
+* Two headings with one id (``{ #same }`` twice) make one of them unreachable by its link, and the
+  language switcher lands on the wrong one. Each heading id appears once per page.
+
+Both fail with a PluginError naming the page (``docs/<lang>/<page>.md``) and what was found. Notebook
+pages are generated from their chapter page (checked) and carry nbconvert's own MathJax setup: skipped.
+"""
+
+from __future__ import annotations
+
+import collections
+import html
+import re
+
+from mkdocs.exceptions import PluginError
+
+_CODE = re.compile(r"<(pre|code|script|style)\b.*?</\1>", re.S)
+_TAG = re.compile(r"<[^>]*>")
+_HEADING_ID = re.compile(r"<h[1-6]\b[^>]*\bid=\"([^\"]+)\"")
+
+
+def problems(html_text: str, where: str) -> list[str]:
+    found = []
+    text = html.unescape(_TAG.sub(" ", _CODE.sub(" ", html_text)))
+    if "$$" in text:
+        i = text.index("$$")
+        found.append(f"{where}: a $$ left open (the page would show raw TeX): "
+                     f"{' '.join(text[max(0, i - 40):i + 60].split())!r}")
+    twice = [i for i, n in collections.Counter(_HEADING_ID.findall(html_text)).items() if n > 1]
+    if twice:
+        found.append(f"{where}: heading ids used more than once: {', '.join(sorted(twice))}")
+    return found
+
+
+def on_page_content(html_text: str, page, **kwargs) -> str:
+    if page.file.src_uri.endswith(".ipynb"):  # generated from its chapter page, which is checked
+        return html_text
+    found = problems(html_text, f"docs/{page.file.src_uri}")
+    if found:
+        raise PluginError("\n".join(found))
+    return html_text

@@ -1,0 +1,68 @@
+"""Write a file so that no failure can leave it half written: the one way every command rewrites files.
+
+The data goes to a temporary file in the same folder, is flushed and synced, then renamed over the
+original (``os.replace`` is atomic on one file system). A full disk, a kill or a crash leaves either the
+old file or the new one, never an empty or truncated one, and no temporary file behind.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+
+def write_atomic(path: Path, data: bytes | str) -> None:
+    path = Path(path)
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(raw)
+            f.flush()
+            os.fsync(f.fileno())
+        if path.exists():
+            os.chmod(tmp, path.stat().st_mode & 0o7777)
+        else:
+            os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def remove_stale(folder: str | Path, prefix: str) -> list[Path]:
+    """Remove ``<prefix><pid>-*`` folders in ``folder`` whose process no longer runs (left by a crashed or
+    killed run; each run names its own folders with its pid); return what was removed."""
+    import re
+    import shutil
+
+    removed = []
+    pattern = re.compile(re.escape(prefix) + r"(\d+)-")
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return removed
+    for entry in entries:
+        m = pattern.match(entry.name)
+        if not m or not entry.is_dir(follow_symlinks=False) or int(m.group(1)) == os.getpid():
+            continue
+        try:
+            os.kill(int(m.group(1)), 0)
+            continue  # still running
+        except ProcessLookupError:
+            pass
+        except PermissionError:
+            continue  # another user's, running
+        shutil.rmtree(entry.path, ignore_errors=True)
+        removed.append(Path(entry.path))
+    return removed
