@@ -15,13 +15,9 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
-import threading
-import time
-from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
@@ -30,6 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tools import snippets  # noqa: E402
+from tools.background import Background, stop_descendants  # noqa: E402
 from tools.build import build  # noqa: E402
 
 SNIPPET_SECONDS: dict[str, float] = {}  # wall time of each reader machine, for the summary
@@ -43,41 +40,7 @@ def pytest_addoption(parser):
                           "no pytest-codeblocks run")
 
 
-class Background:
-    """Jobs of the session, each run in a thread of its own from the moment it is started."""
-
-    def __init__(self):
-        self.jobs: dict[str, Future] = {}
-        self.seconds: dict[str, float] = {}
-
-    def start(self, name: str, fn, *args) -> None:
-        if name in self.jobs:
-            return
-        future: Future = Future()
-        self.jobs[name] = future
-
-        def work():
-            begin = time.perf_counter()
-            try:
-                value = fn(*args)
-            except BaseException as err:  # noqa: BLE001 - raised in the test that waits for it
-                self.seconds[name] = time.perf_counter() - begin
-                future.set_exception(err)
-            else:
-                self.seconds[name] = time.perf_counter() - begin
-                future.set_result(value)
-
-        threading.Thread(target=work, name=f"background {name}", daemon=True).start()
-
-    def result(self, name: str, fn, *args):
-        """The job's result, started now if nobody started it."""
-        self.start(name, fn, *args)
-        return self.jobs[name].result()
-
-
 BACKGROUND = Background()
-
-
 SITE_DIRS: list[Path] = []  # built sites, removed when pytest ends
 
 
@@ -200,31 +163,10 @@ def codeblocks_run() -> subprocess.CompletedProcess:
     return BACKGROUND.result("codeblocks", _codeblocks)
 
 
-def _descendants(pid: int) -> list[int]:
-    """Processes started by ``pid``, their children and so on (Linux /proc; elsewhere none)."""
-    children: dict[int, list[int]] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
-            continue
-        children.setdefault(ppid, []).append(int(stat.parent.name))
-    found, todo = [], [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.append(child)
-            todo.append(child)
-    return found
-
-
 def pytest_sessionfinish(session, exitstatus):
-    """A session that ends before a background job did (-x, Ctrl-C) stops what the job started."""
-    if any(not job.done() for job in BACKGROUND.jobs.values()):
-        for pid in _descendants(os.getpid()):
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
+    """A session that ends before a background job did (-x, Ctrl-C) stops what the jobs started."""
+    if BACKGROUND.unfinished():
+        stop_descendants()
 
 
 def pytest_unconfigure(config):

@@ -38,6 +38,8 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tools.background import stop_descendants
+
 ROOT = Path(__file__).resolve().parent.parent
 SNIPPETS = ROOT / "snippets"
 FIGURES = ROOT / "docs" / "assets" / "figures"
@@ -275,7 +277,8 @@ def run_variants(blocks: list[Block], variants: dict[str, Variant] | None = None
                 raise err
             results[label], seconds[label] = found, r.seconds
     finally:
-        for r in running.values():  # a machine failed: stop the others
+        for r in running.values():  # a machine failed: stop the others, the blocks they run included
+            stop_descendants(r.proc.pid)
             r.proc.kill()
     return {label: results[label] for label in variants}, {label: seconds[label] for label in variants}
 
