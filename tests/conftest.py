@@ -31,7 +31,7 @@ from tools.build import build  # noqa: E402
 
 SNIPPET_SECONDS: dict[str, float] = {}  # wall time of each reader machine, for the summary
 QUICK_SKIPS = ("tests/test_browser.py",)  # what --quick leaves out, with the codeblocks run and other machines
-CODEBLOCKS = [sys.executable, "-m", "pytest", "--codeblocks", "snippets/", "-q", "-p", "no:cacheprovider"]
+CODEBLOCKS = [sys.executable, "-m", "pytest", "--codeblocks", "snippets/"]  # as a reader types it (pytest.ini: no cache)
 
 
 def pytest_addoption(parser):
