@@ -1,8 +1,23 @@
-"""Shared fixtures: the strict build (once per session) and the snippet runs (once per reader machine)."""
+"""Shared fixtures, and the suite's schedule: the slow work starts at once, in the background.
+
+The slow work of the suite is done by other processes: the strict build (``mkdocs build``), the snippet
+runs on each reader machine (``tools/snippets.py``), pytest-codeblocks' own run over ``snippets/``.
+As the session starts, every one of them that a selected test needs is started in a thread of its own
+(``Background``), so the two cores are busy with them while the tests that need none of them run; a
+fixture then waits for its job's result. Tests that wait for a job run after those that do not
+(``pytest_collection_modifyitems``), the browser ones (which need only the build) before the snippet ones.
+
+``--quick`` (``./run test --quick``): the contributor's loop. Only the first reader machine of
+``snippets.VARIANTS`` (native kernels, one thread), no browser, no pytest-codeblocks run.
+"""
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -11,39 +26,152 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tools import snippets  # noqa: E402
+from tools.background import Background, stop_descendants  # noqa: E402
 from tools.build import build  # noqa: E402
 
 SNIPPET_SECONDS: dict[str, float] = {}  # wall time of each reader machine, for the summary
+QUICK_SKIPS = ("tests/test_browser.py",)  # what --quick leaves out, with the codeblocks run and other machines
+CODEBLOCKS = [sys.executable, "-m", "pytest", "--codeblocks", "snippets/"]  # as a reader types it (pytest.ini: no cache)
+
+
+def pytest_addoption(parser):
+    parser.addoption("--quick", action="store_true",
+                     help="the contributor's loop: snippets on the first reader machine only, no browser, "
+                          "no pytest-codeblocks run")
+
+
+BACKGROUND = Background()
+SITE_DIRS: list[Path] = []  # built sites, removed when pytest ends
+
+
+def _strict_build() -> tuple[Path, subprocess.CompletedProcess]:
+    out = Path(tempfile.mkdtemp(prefix="residual-notes-site-"))
+    SITE_DIRS.append(out)
+    return out, build(out)
+
+
+def _codeblocks() -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    return subprocess.run(CODEBLOCKS, cwd=ROOT, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+
+
+class SnippetRuns:
+    """Every snippet block, run once per reader machine (snippets.VARIANTS), in the background."""
+
+    def __init__(self, variants: list[str] | None = None):
+        self.blocks = snippets.collect()
+        self.variants = list(variants or snippets.VARIANTS)  # started together; any other one on request
+
+    def _run(self, labels: list[str]):
+        runs, seconds = snippets.run_variants(self.blocks, {label: snippets.VARIANTS[label] for label in labels})
+        SNIPPET_SECONDS.update(seconds)
+        return runs
+
+    def _job(self, variant: str) -> tuple[str, list[str]]:
+        return ("snippets", self.variants) if variant in self.variants else (f"snippets on {variant}", [variant])
+
+    def start(self) -> None:
+        BACKGROUND.start("snippets", self._run, self.variants)
+
+    def results(self, variant: str) -> list[snippets.Result]:
+        name, labels = self._job(variant)
+        return BACKGROUND.result(name, self._run, labels)[variant]
+
+
+_SESSION: dict[str, SnippetRuns] = {}
+
+
+def _start(needs: set[str], variants: list[str]) -> None:
+    """Start the jobs behind the fixtures in ``needs``; the snippets on ``variants``."""
+    if "built_site" in needs:
+        BACKGROUND.start("build", _strict_build)
+    if "snippet_runs" in needs:
+        _SESSION.setdefault("snippets", SnippetRuns(variants)).start()
+    if "codeblocks_run" in needs:
+        BACKGROUND.start("codeblocks", _codeblocks)
+
+
+def _whole_suite(config) -> bool:
+    if getattr(config.option, "numprocesses", None) or hasattr(config, "workerinput"):
+        return False  # pytest-xdist: each worker runs the fixtures it needs
+    return (config.args_source == pytest.Config.ArgsSource.TESTPATHS and not config.getoption("keyword")
+            and not config.getoption("markexpr") and not config.getoption("deselect"))
+
+
+def pytest_sessionstart(session):
+    """The whole suite (``./run test``, ``./run test --quick``): start its jobs before collecting, which
+    takes a core for several seconds."""
+    if _whole_suite(session.config):
+        quick = session.config.getoption("quick")
+        _start({"built_site", "snippet_runs"} | (set() if quick else {"codeblocks_run"}),
+               list(snippets.VARIANTS)[:1] if quick else list(snippets.VARIANTS))
+
+
+def _needs(item) -> set[str]:
+    return set(getattr(item, "fixturenames", ()))  # the fixture closure: fixtures of fixtures too
+
+
+def _variant(item) -> str | None:
+    callspec = getattr(item, "callspec", None)
+    return callspec.params.get("variant") if callspec else None
+
+
+def pytest_collection_modifyitems(session, config, items):
+    if config.getoption("quick"):
+        first = next(iter(snippets.VARIANTS))
+        keep, drop = [], []
+        for item in items:
+            left_out = (item.nodeid.startswith(QUICK_SKIPS) or "codeblocks_run" in _needs(item)
+                        or _variant(item) not in (None, first))
+            (drop if left_out else keep).append(item)
+        if drop:
+            config.hook.pytest_deselected(items=drop)
+            items[:] = keep
+
+    def group(item) -> int:  # what it waits for: nothing, the build, the snippet or codeblocks runs
+        needs = _needs(item)
+        return 2 if needs & {"snippet_runs", "codeblocks_run"} else 1 if "built_site" in needs else 0
+
+    items.sort(key=group)  # stable: pytest's order within each group
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _background_jobs(request):
+    """Before the first test: start every slow job the selected tests need (if not started yet)."""
+    items = request.session.items
+    wanted = [v for v in snippets.VARIANTS if v in {_variant(item) for item in items}]
+    _start(set().union(*map(_needs, items)) if items else set(), wanted or list(snippets.VARIANTS)[:1])
 
 
 @pytest.fixture(scope="session")
-def built_site(tmp_path_factory) -> Path:
+def built_site() -> Path:
     """The site as `mkdocs build --strict` makes it; a warning fails every test that needs it."""
-    out = tmp_path_factory.mktemp("site")
-    proc = build(out)
+    out, proc = BACKGROUND.result("build", _strict_build)
     if proc.returncode != 0:
         pytest.fail(f"mkdocs build --strict failed:\n{proc.stdout}\n{proc.stderr}", pytrace=False)
     return out
 
 
-class SnippetRuns:
-    """Runs every snippet block once per reader machine (snippets.VARIANTS), on first request."""
-
-    def __init__(self):
-        self.blocks = snippets.collect()
-        self._results: dict[str, list[snippets.Result]] = {}
-
-    def results(self, variant: str) -> list[snippets.Result]:
-        if not self._results:  # every machine at once: side by side where they fit the cores
-            runs, seconds = snippets.run_variants(self.blocks)
-            self._results.update(runs)
-            SNIPPET_SECONDS.update(seconds)
-        return self._results[variant]
+@pytest.fixture(scope="session")
+def snippet_runs() -> SnippetRuns:
+    return _SESSION.setdefault("snippets", SnippetRuns())
 
 
 @pytest.fixture(scope="session")
-def snippet_runs() -> SnippetRuns:
-    return SnippetRuns()
+def codeblocks_run() -> subprocess.CompletedProcess:
+    """``pytest --codeblocks snippets/``: pytest-codeblocks' own entry point, as a reader runs it."""
+    return BACKGROUND.result("codeblocks", _codeblocks)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """A session that ends before a background job did (-x, Ctrl-C) stops what the jobs started."""
+    if BACKGROUND.unfinished():
+        stop_descendants()
+
+
+def pytest_unconfigure(config):
+    for site in SITE_DIRS:
+        shutil.rmtree(site, ignore_errors=True)
 
 
 def pytest_terminal_summary(terminalreporter):
@@ -52,3 +180,7 @@ def pytest_terminal_summary(terminalreporter):
         for label, seconds in SNIPPET_SECONDS.items():
             workers = snippets.VARIANTS[label].workers
             terminalreporter.write_line(f"{seconds:6.1f} s  {label} ({workers} block(s) at a time)")
+    if BACKGROUND.seconds:
+        terminalreporter.section("background jobs, started as the session began (wall seconds)")
+        for name, seconds in BACKGROUND.seconds.items():
+            terminalreporter.write_line(f"{seconds:6.1f} s  {name}")

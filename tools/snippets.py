@@ -27,16 +27,19 @@ import difflib
 import json
 import os
 import pickle
+import queue
 import re
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tools.background import stop_descendants
 from tools.files import remove_stale, write_atomic
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -405,36 +408,55 @@ def run(blocks: list[Block], variant: Variant = DEFAULT, timeout: float = TIMEOU
     return _Run(blocks, variant, timeout).results()
 
 
-def run_variants(blocks: list[Block], variants: dict[str, Variant] | None = None, timeout: float = TIMEOUT,
-                 probe: bool = True) -> tuple[dict[str, list[Result]], dict[str, float]]:
-    """Run the blocks on several reader machines; results and wall seconds of each.
+def start_order(variants: dict[str, Variant]) -> list[str]:
+    """The order machines start in: those of one block at a time first (they take longest), then the others."""
+    return sorted(variants, key=lambda label: variants[label].workers)
 
-    Machines run side by side as long as their blocks at a time fit this machine's cores, so no core idles.
-    Each machine also runs ``KERNEL_PROBE`` once, after the blocks (a fraction of a second): what its
-    libraries really used is then in ``LAST_PROBES`` for ``kernel_reports``.
+
+def run_variants(blocks: list[Block], variants: dict[str, Variant] | None = None, timeout: float = TIMEOUT,
+                 probe: bool = True, ncores: int | None = None
+                 ) -> tuple[dict[str, list[Result]], dict[str, float]]:
+    """Run the blocks on several reader machines; results and wall seconds of each, in the order given.
+
+    Machines start in ``start_order``, the next one as soon as the blocks running at once are fewer
+    than the cores (``cores()``, this machine's): the cores never wait for a whole group of machines to
+    finish. Each machine also runs ``KERNEL_PROBE`` once, after the blocks (a fraction of a second): what
+    its libraries really used is then in ``LAST_PROBES`` for ``kernel_reports``. A machine that fails
+    stops the others, the blocks they run included.
     """
     variants = VARIANTS if variants is None else variants
-    ncores = cores()
+    ncores = cores() if ncores is None else ncores
     results, seconds = {}, {}
-    batch: list[tuple[str, _Run]] = []
+    pending, running = start_order(variants), {}
+    done: queue.Queue = queue.Queue()
+
+    def collect(label: str, r: _Run) -> None:
+        try:
+            done.put((label, r.results(), None))
+        except BaseException as err:  # noqa: BLE001 - raised below, in the caller's thread
+            done.put((label, None, err))
+
     with tempfile.TemporaryDirectory(prefix="kernel-probe-") as tmp:
         probe_file = Path(tmp) / "kernel-probe.md"
         probe_file.write_text(f"```python\n{KERNEL_PROBE}```\n", encoding="utf-8")
         with_probe = [*blocks, *extract(probe_file)] if probe else blocks
-
-        def drain():
-            for label, r in batch:
-                results[label] = r.results()
+        try:
+            while pending or running:
+                while pending and (not running or sum(variants[label].workers for label in running) < ncores):
+                    label = pending.pop(0)
+                    running[label] = _Run(with_probe, variants[label], timeout)
+                    threading.Thread(target=collect, args=(label, running[label]), daemon=True).start()
+                label, found, err = done.get()
+                r = running.pop(label)
+                if err is not None:
+                    raise err
                 if probe:
-                    LAST_PROBES[label] = results[label].pop()
-                seconds[label] = r.seconds
-            batch.clear()
-
-        for label, variant in variants.items():
-            if batch and sum(variants[lab].workers for lab, _ in batch) + variant.workers > ncores:
-                drain()
-            batch.append((label, _Run(with_probe, variant, timeout)))
-        drain()
+                    LAST_PROBES[label] = found.pop()
+                results[label], seconds[label] = found, r.seconds
+        finally:
+            for r in running.values():  # a machine failed: stop the others, the blocks they run included
+                stop_descendants(r.proc.pid)
+                r.proc.kill()
     return {label: results[label] for label in variants}, {label: seconds[label] for label in variants}
 
 

@@ -1,0 +1,142 @@
+"""The suite's schedule: slow jobs in the background, reader machines as cores free up, --quick.
+
+``tests/conftest.py`` starts the strict build, the snippet machines and the pytest-codeblocks run as
+the session begins (``tools/background.py``); ``snippets.run_variants`` starts each machine as soon as
+the blocks running at once are fewer than the cores. What must hold: every machine's results come back
+in the order asked for, a machine that fails stops the others and its error reaches the caller, a
+session that ends early stops what its jobs started, and ``--quick`` runs the first machine only,
+without the browser and the codeblocks run.
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from hooks import site_facts
+from tools import background, snippets
+
+ROOT = site_facts.ROOT
+
+
+def test_machines_of_one_block_at_a_time_start_first():
+    order = snippets.start_order(snippets.VARIANTS)
+    assert sorted(order) == sorted(snippets.VARIANTS)
+    workers = [snippets.VARIANTS[label].workers for label in order]
+    assert workers == sorted(workers), order
+
+
+def _tiny_blocks(tmp_path):
+    path = tmp_path / "tiny.md"
+    path.write_text("```python\nimport os\nprint(os.environ['OMP_NUM_THREADS'])\n```\n", encoding="utf-8")
+    return snippets.extract(path)
+
+
+def test_every_machine_runs_and_results_keep_the_order_asked_for(tmp_path):
+    machines = {f"{n} threads": snippets.Variant({"OMP_NUM_THREADS": str(n)}, workers=w) for n, w in ((3, 2), (1, 1))}
+    assert snippets.start_order(machines) == ["1 threads", "3 threads"]  # not the order asked for
+    runs, seconds = snippets.run_variants(_tiny_blocks(tmp_path), machines, ncores=1)
+    assert list(runs) == list(seconds) == list(machines)
+    assert {label: r[0].stdout for label, r in runs.items()} == {"3 threads": "3\n", "1 threads": "1\n"}
+
+
+def _processes_with(marker: str) -> list[int]:
+    found = []
+    for environ in Path("/proc").glob("[0-9]*/environ"):
+        try:
+            if marker.encode() in environ.read_bytes():
+                found.append(int(environ.parent.name))
+        except OSError:
+            pass
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="reads the processes' environments in /proc")
+def test_a_machine_that_fails_stops_the_others_and_their_blocks(tmp_path):
+    """The block of the other machine has started (it calls us) when the first machine's worker dies."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(120)
+    port = listener.getsockname()[1]
+    path = tmp_path / "waits.md"
+    path.write_text(f"```python\nimport socket, time\nsocket.create_connection(('127.0.0.1', {port}))\n"
+                    "time.sleep(120)\n```\n", encoding="utf-8")
+    flag, marker = tmp_path / "fail now", f"residual-notes-test-{uuid.uuid4().hex}"
+    (tmp_path / "sitecustomize.py").write_text(  # the broken machine's worker: dies when told to
+        f"import os, time\nwhile not os.path.exists({str(flag)!r}):\n    time.sleep(0.05)\nos._exit(3)\n")
+    machines = {"broken": snippets.Variant({"PYTHONPATH": str(tmp_path)}, workers=1),
+                "waiting": snippets.Variant({"RESIDUAL_NOTES_TEST_MARK": marker}, workers=1)}
+    outcome: list[BaseException | None] = []
+
+    def run():
+        try:
+            snippets.run_variants(snippets.extract(path), machines, ncores=2)
+            outcome.append(None)
+        except BaseException as err:  # noqa: BLE001 - checked below
+            outcome.append(err)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    try:
+        listener.accept()[0].close()  # the waiting machine's block is running
+        assert _processes_with(marker), "the waiting block's process was not found"
+    finally:
+        flag.touch()
+        thread.join(60)
+        listener.close()
+    [err] = outcome
+    assert isinstance(err, RuntimeError) and "exit code 3" in str(err), err
+    deadline = time.monotonic() + 10
+    while _processes_with(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _processes_with(marker), "the other machine's block kept running after a machine failed"
+
+
+def test_a_job_error_reaches_the_fixture_that_waits_for_it():
+    jobs = background.Background()
+
+    def fails():
+        raise ValueError("the build broke")
+
+    jobs.start("build", fails)
+    with pytest.raises(ValueError, match="the build broke"):
+        jobs.result("build", fails)
+    assert jobs.unfinished() == [] and "build" in jobs.seconds
+    assert jobs.result("other", lambda x: x * 2, 21) == 42  # started on demand
+
+
+def test_what_a_job_started_is_found_and_stopped():
+    proc = subprocess.Popen([sys.executable, "-c", "import subprocess, sys; "
+                             "subprocess.run([sys.executable, '-c', 'import time; time.sleep(60)'])"])
+    try:
+        deadline = time.monotonic() + 20
+        while len(background.descendants(proc.pid)) < 1 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        grandchild = background.descendants(proc.pid)
+        assert grandchild, "the child's own child was not found"
+        assert proc.pid in background.descendants(__import__("os").getpid())
+        killed = background.stop_descendants(proc.pid)
+        assert set(grandchild) <= set(killed)
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_quick_runs_the_first_machine_only_without_browser_and_codeblocks_run():
+    proc = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "--quick",
+                           "tests/test_snippets.py", "tests/test_codeblocks.py", "tests/test_browser.py"],
+                          cwd=ROOT, capture_output=True, text=True)
+    ids = [line for line in proc.stdout.splitlines() if "::" in line]
+    assert proc.returncode == 0 and ids, proc.stdout[-3000:] + proc.stderr[-3000:]
+    first, others = list(snippets.VARIANTS)[0], list(snippets.VARIANTS)[1:]
+    assert any(first in i for i in ids)
+    assert not [i for i in ids if any(o in i for o in others)]
+    assert not [i for i in ids if i.startswith("tests/test_browser.py")]
+    assert not [i for i in ids if "passes_over_every_snippet" in i]
+    assert any("failing_or_short" in i for i in ids)  # the codeblocks module's own checks stay
