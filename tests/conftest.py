@@ -8,7 +8,7 @@ fixture then waits for its job's result. Tests that wait for a job run after tho
 (``pytest_collection_modifyitems``), the browser ones (which need only the build) before the snippet ones.
 
 ``--quick`` (``./run test --quick``): the contributor's loop. Only the first reader machine of
-``snippets.VARIANTS`` (native kernels, one thread), no browser, no pytest-codeblocks run.
+``snippets.VARIANTS`` (native kernels, one thread), no browser, no pytest-codeblocks run, no check of what each machine's kernels are (it needs them all).
 """
 
 from __future__ import annotations
@@ -121,7 +121,7 @@ def pytest_collection_modifyitems(session, config, items):
         first = next(iter(snippets.VARIANTS))
         keep, drop = [], []
         for item in items:
-            left_out = (item.nodeid.startswith(QUICK_SKIPS) or "codeblocks_run" in _needs(item)
+            left_out = (item.nodeid.startswith(QUICK_SKIPS) or _needs(item) & {"codeblocks_run", "kernels"}
                         or _variant(item) not in (None, first))
             (drop if left_out else keep).append(item)
         if drop:

@@ -40,7 +40,7 @@ def _tiny_blocks(tmp_path):
 
 
 def test_every_machine_runs_and_results_keep_the_order_asked_for(tmp_path):
-    machines = {f"{n} threads": snippets.Variant({"OMP_NUM_THREADS": str(n)}, workers=w) for n, w in ((3, 2), (1, 1))}
+    machines = {f"{n} threads": snippets.Variant({"OMP_NUM_THREADS": str(n)}, threads=n, workers=w) for n, w in ((3, 2), (1, 1))}
     assert snippets.start_order(machines) == ["1 threads", "3 threads"]  # not the order asked for
     runs, seconds = snippets.run_variants(_tiny_blocks(tmp_path), machines, ncores=1)
     assert list(runs) == list(seconds) == list(machines)
@@ -70,8 +70,8 @@ def test_a_machine_that_fails_stops_the_others_and_their_blocks(tmp_path):
     flag, marker = tmp_path / "fail now", f"residual-notes-test-{uuid.uuid4().hex}"
     (tmp_path / "sitecustomize.py").write_text(  # the broken machine's worker: dies when told to
         f"import os, time\nwhile not os.path.exists({str(flag)!r}):\n    time.sleep(0.05)\nos._exit(3)\n")
-    machines = {"broken": snippets.Variant({"PYTHONPATH": str(tmp_path)}, workers=1),
-                "waiting": snippets.Variant({"RESIDUAL_NOTES_TEST_MARK": marker}, workers=1)}
+    machines = {"broken": snippets.Variant({"PYTHONPATH": str(tmp_path)}, threads=1, workers=1),
+                "waiting": snippets.Variant({"RESIDUAL_NOTES_TEST_MARK": marker}, threads=1, workers=1)}
     outcome: list[BaseException | None] = []
 
     def run():

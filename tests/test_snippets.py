@@ -81,8 +81,10 @@ NATIVE = next(iter(snippets.VARIANTS))
 
 
 @pytest.fixture(scope="module")
-def kernels():
-    """What each machine's libraries said they used (the probe ran with the suite's snippet runs, or now)."""
+def kernels(snippet_runs):
+    """What each machine's libraries said they used: the probe that ran with the suite's snippet runs."""
+    for variant in snippets.VARIANTS:
+        snippet_runs.results(variant)
     return snippets.kernel_reports()
 
 
@@ -95,12 +97,12 @@ def test_the_native_machine_is_this_host(kernels):
 
 
 @pytest.mark.parametrize("aspect", snippets.ASPECTS)
-@pytest.mark.parametrize("label", list(snippets.VARIANTS))
-def test_each_reader_machine_runs_what_its_name_says(kernels, label, aspect):
+@pytest.mark.parametrize("variant", list(snippets.VARIANTS))
+def test_each_reader_machine_runs_what_its_name_says(kernels, variant, aspect):
     """Verified from what oneDNN (ONEDNN_VERBOSE), MKL (MKL_VERBOSE) and ATen report inside a block's
     process, never from whether two outputs happen to differ. What this host cannot show is a skip that
     says why (e.g. an AVX2 cap on an AVX2 host), never a silent pass."""
-    bad, cannot = snippets.machine_checks(label, snippets.VARIANTS[label], kernels[label], kernels[NATIVE],
+    bad, cannot = snippets.machine_checks(variant, snippets.VARIANTS[variant], kernels[variant], kernels[NATIVE],
                                           HOST)[aspect]
     assert not bad, "\n".join(bad)
     if cannot:
