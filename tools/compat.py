@@ -160,9 +160,12 @@ def newest_on_index(python: Path | str, constraint: str = os.devnull) -> dict[st
     a release without a wheel or support for that Python is not listed)."""
     found = {}
     for dist in PACKAGES:
-        proc = subprocess.run([str(python), "-m", "pip", "index", "versions", dist], capture_output=True,
-                              text=True, env=pip_env(constraint))
-        m = re.search(rf"^{re.escape(dist)} \(([^)]+)\)", proc.stdout, re.M | re.I)
+        for _ in range(3):  # a lookup that times out on a busy network is asked again, not taken as "none"
+            proc = subprocess.run([str(python), "-m", "pip", "index", "versions", dist], capture_output=True,
+                                  text=True, env=pip_env(constraint))
+            m = re.search(rf"^{re.escape(dist)} \(([^)]+)\)", proc.stdout, re.M | re.I)
+            if m:
+                break
         if not m:
             raise EnvError(f"`pip index versions {dist}` found no release: {pip_error(proc.stderr)}")
         found[dist] = m.group(1)
