@@ -16,6 +16,7 @@ Each check is a function also fed a broken input below, so it is shown to be abl
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import re
@@ -25,8 +26,10 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
+import markdown
 import pytest
 import yaml
+from selectolax.lexbor import LexborHTMLParser as HTMLParser
 
 from hooks import compat as compat_hook
 from hooks import provenance
@@ -316,41 +319,135 @@ def test_alternates_are_in_the_sitemap_and_not_in_page_heads(built_site):
 # --------------------------------------------------------------------------- compatibility table
 
 
+def compat_file_problems(out: Path = ROOT / "compat") -> list[str]:
+    """Each language's compat/table.<lang>.md must be, whole, what tools.compat writes from results.json."""
+    result = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    problems = []
+    for lang in SITE.languages:
+        path = out / f"table.{lang}.md"
+        want = compat.table(lang, result)
+        have = path.read_text(encoding="utf-8") if path.exists() else ""
+        if have != want:
+            rel = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+            diff = "".join(difflib.unified_diff(want.splitlines(True), have.splitlines(True),
+                                                "tools.compat writes", str(rel)))
+            problems.append(f"{rel} is not what tools.compat writes from {out.name}/results.json "
+                            f"(run `./run compat --tables`):\n{diff}")
+    return problems
+
+
+def _compat_rendered(html: str, header: list[str] | None = None) -> list[list[str]] | None:
+    """The compatibility table of a page as text: its rows of cells, then the paragraph after it
+    (the first table whose header is ``header``, or the first table)."""
+    nodes = HTMLParser(html).css("table, p")
+    for i, node in enumerate(nodes):
+        if node.tag != "table":
+            continue
+        rows = [[" ".join(c.text().split()) for c in tr.css("th, td")] for tr in node.css("tr")]
+        if header is None or rows[:1] == [header]:
+            after = next((n for n in nodes[i + 1:] if n.tag == "p"), None)
+            return rows + [[" ".join(after.text().split()) if after else ""]]
+    return None
+
+
+def compat_page_problems(html: str, page: str, lang: str, result: dict) -> list[str]:
+    """A built home page must show, whole, the table tools.compat writes from results.json."""
+    want = _compat_rendered(markdown.markdown(compat.table(lang, result), extensions=["tables"]))
+    have = _compat_rendered(html, want[0])
+    if have is None:
+        return [f"{page}: no compatibility table headed {' | '.join(want[0])}"]
+    if have != want:
+        diff = "".join(difflib.unified_diff([" | ".join(r) + "\n" for r in want], [" | ".join(r) + "\n" for r in have],
+                                            "tools.compat writes", page))
+        return [f"{page}: the compatibility table is not what tools.compat writes from compat/results.json:\n{diff}"]
+    return []
+
+
 def test_home_pages_carry_the_measured_compatibility_table(built_site):
     result = json.loads((ROOT / "compat" / "results.json").read_text(encoding="utf-8"))
-    measured = {o["name"]: o.get("source") for o in result["outcomes"]}
     today = {b.name: compat.fingerprint(b) for b in snippets.collect()}
-    stale = sorted(n for n in measured.keys() | today.keys() if measured.get(n) != today.get(n))
-    assert not stale, ("compat/results.json was measured on other snippet blocks than today's (new, removed or "
-                       f"changed): {stale}; run `./run compat`")
+    for env in result["environments"]:
+        if env["error"]:
+            continue
+        measured = {o["name"]: o.get("source") for o in env["outcomes"]}
+        stale = sorted(n for n in measured.keys() | today.keys() if measured.get(n) != today.get(n))
+        assert not stale, (f"compat/results.json (Python {env['python']}, {env['set']}) was measured on other snippet "
+                           f"blocks than today's (new, removed or changed): {stale}; run `./run compat`")
+    problems = compat_file_problems()
     for lang in SITE.languages:
         source = (SITE.docs / lang / "index.md").read_text(encoding="utf-8")
         assert compat_hook.MARKER.search(source), f"docs/{lang}/index.md has no <!-- compat-table --> line"
-        html = _built(built_site, lang, "index.md").read_text(encoding="utf-8")
-        for dist in compat.PACKAGES:
-            row = re.search(rf"<tr>\s*<td>{re.escape(dist)}</td>(.*?)</tr>", html, re.S)
-            assert row, f"{lang} home page: no row for {dist} in the compatibility table"
-            assert result["pinned"][dist] in row.group(1) and result["newest"][dist] in row.group(1), \
-                f"{lang} home page: the {dist} row does not show {result['pinned'][dist]} and {result['newest'][dist]}"
-        assert result["date"] in html, f"{lang} home page: the table does not say when it was measured"
+        page = _built(built_site, lang, "index.md")
+        problems += compat_page_problems(page.read_text(encoding="utf-8"), str(page.relative_to(built_site)), lang, result)
+    assert not problems, "\n".join(problems)
 
 
-def test_compat_reports_a_block_that_prints_something_different(tmp_path):
+def _compat_fixture(tmp_path: Path) -> dict:
+    """A measured result: one environment where the second of two blocks prints something else."""
     path = tmp_path / "two.md"
     path.write_text(f"```python\nprint(2)\n```\n{snippets.MARKER}\n```text\n2\n```\n\n"
                     f"```python\nprint(1 + 2)\n```\n{snippets.MARKER}\n```text\n4\n```\n", encoding="utf-8")
     same, differs = compat.compare(sys.executable, snippets.collect([path]), jobs=2, timeout=60)
     assert same.same and not same.diff
     assert not differs.same and "-4" in differs.diff and "+3" in differs.diff and differs.name.endswith("two.md:9")
-    result = {"date": "2000-01-02", "machine": "a test machine", "pinned": {d: "1.0" for d in compat.PACKAGES},
-              "pinned_python": "3.11", "newest": {**{d: "2.0" for d in compat.PACKAGES}, "python": "3.11.9",
-                                                  "torch_build": "CPU"},
-              "newest_on_index": {d: "2.0" for d in compat.PACKAGES},
-              "outcomes": [vars(same), vars(differs)]}
+    versions = {"python": "3.12.9", **{d: "2.0" for d in compat.PACKAGES}, "torch_build": "CUDA 13.0"}
+    env = {"python": "3.12", "set": "newest", "date": "2000-01-02", "asked": {d: "2.0" for d in compat.PACKAGES},
+           "versions": versions, "error": "", "outcomes": [vars(same), vars(differs)]}
+    pages = {"python": "3.11.9", **{d: "1.0" for d in compat.PACKAGES}, "torch_build": "CPU"}
+    return {"machine": "a test machine", "pages": pages, "environments": [env]}
+
+
+def test_compat_reports_a_block_that_prints_something_different(tmp_path):
+    result = _compat_fixture(tmp_path)
+    differs = result["environments"][0]["outcomes"][1]["name"]
     for lang in SITE.languages:
         text = compat.table(lang, result)
-        assert "2000-01-02" in text and "a test machine" in text and differs.name in text and same.name not in text
-        assert "| torch | 1.0" in text
+        assert "2000-01-02" in text and "a test machine" in text and differs in text
+        assert result["environments"][0]["outcomes"][0]["name"] not in text
+        assert "| 3.11.9 |" in text and "| 3.12.9 |" in text and "| 2.0 |" in text
+
+
+def test_a_compat_table_that_says_other_than_its_results_fails_naming_the_file(tmp_path):
+    """The mutation the audit made: "1 of 2" -> "2 of 2" and the list of differing blocks replaced by
+    the sentence that none differs; in the file, and on the built page."""
+    result = _compat_fixture(tmp_path)
+    out = tmp_path / "compat"
+    compat.write(result, out)
+    assert compat_file_problems(out) == []
+    lang = SITE.languages[-1]
+    path = out / f"table.{lang}.md"
+    text = path.read_text(encoding="utf-8")
+    count = compat._labels(lang)["count"]
+    lie = text.replace(count.format(same=1, total=2), count.format(same=2, total=2))
+    differs = re.search(r"[^.。]*two\.md:9[^.。]*[.。]", lie).group(0)
+    lie = lie.replace(differs, compat._labels(lang)["none_differs"])
+    assert lie != text
+    path.write_text(lie, encoding="utf-8")
+    [problem] = compat_file_problems(out)
+    assert f"table.{lang}.md is not what tools.compat writes" in problem and "+" in problem
+    honest = f"<article>{markdown.markdown(text, extensions=['tables'])}</article>"
+    assert compat_page_problems(honest, "en/index.html", lang, result) == []
+    [problem] = compat_page_problems(f"<article>{markdown.markdown(lie, extensions=['tables'])}</article>",
+                                     "en/index.html", lang, result)
+    assert "en/index.html: the compatibility table is not" in problem and count.format(same=2, total=2) in problem
+
+
+def test_a_package_pip_cannot_install_is_reported_with_pips_own_error_line(tmp_path):
+    """No guess: the row says pip failed, and the table quotes pip's own first ERROR line."""
+    pip = tmp_path / "python"
+    line = "ERROR: Could not find a version that satisfies the requirement torch==9.9.9 (from versions: 2.15.0)"
+    pip.write_text(f"#!/bin/sh\necho 'Looking in indexes: somewhere'\necho '{line}' >&2\n"
+                   "echo 'ERROR: No matching distribution found for torch==9.9.9' >&2\nexit 1\n")
+    pip.chmod(0o755)
+    with pytest.raises(compat.EnvError) as err:
+        compat.install(pip, {"torch": "9.9.9", "numpy": "2.0"})
+    assert str(err.value) == f"`pip install torch==9.9.9` failed: `{line}`"
+    result = _compat_fixture(tmp_path)
+    result["environments"][0].update(error=str(err.value), versions={}, outcomes=[],
+                                     asked={"torch": "9.9.9", "numpy": "2.0", "matplotlib": "2.0", "scikit-learn": "2.0"})
+    for lang in SITE.languages:
+        text = compat.table(lang, result)
+        assert line in text and "| 9.9.9 |" in text and compat._labels(lang)["not_measured"] in text, text
 
 
 def test_a_marker_without_its_table_fails_the_build(tmp_path):

@@ -1,19 +1,37 @@
-"""Run every snippet block under the newest torch, NumPy, Matplotlib and scikit-learn, and say what differs.
+"""Run every snippet block under each supported Python, with the pinned and with the newest releases of
+torch, NumPy, Matplotlib and scikit-learn, and say what differs.
 
-The outputs on the pages come from the versions pinned in ``requirements.txt``. A reader may have newer
-ones. This maintainer command installs the newest releases that this machine's pip can install into a
-separate virtual environment (``.cache/compat-venv`` by default), runs each block there alone, as
-``python block.py`` in an empty folder of its own, and compares its stdout with the output the page
-shows. It writes what it measured, and when, to ``compat/`` (a table per language, included on both
-home pages by ``hooks/compat.py``, and the raw results with the diffs)::
+The outputs on the pages come from the versions pinned in ``requirements.txt``, installed in ``.venv``.
+A reader may have another Python (``tools/python-versions.txt`` lists the supported ones) or newer
+releases. This maintainer command measures, one environment at a time, each pair of a supported Python
+and a set of versions:
 
-    ./run compat                         # install or upgrade .cache/compat-venv, run every block, write compat/
-    ./run compat --no-install            # reuse the environment as it is
-    ./run compat snippets/home           # only some snippet files (the table is then not written)
-    ./run compat --venv .cache/cuda-venv --install torch==2.13.0   # another install, e.g. PyPI's CUDA build
-                                         # of the pinned torch (reported, the table is not written)
+* ``pinned``: the versions of ``requirements.txt``, as pip gives them from the index for that Python
+  (on Linux, PyPI's torch is the CUDA build; it runs on the CPU);
+* ``newest``: the newest release of each package on the index for that Python (``pip index versions``),
+  each asked for by its exact version.
 
-Exit status: 0 when it ran (differences are results, not errors), 1 when the environment could not be made.
+Each package is installed alone, by its exact version (``pip install NAME==VERSION``, one at a time, never
+an ``--upgrade`` of several that lets the resolver back off). If pip cannot install one, the table says so
+with pip's own error line and that environment runs no block: nothing is guessed. A site-wide pip
+constraint file (``pip.conf``'s ``constraint``) is replaced by ``--constraint`` (default: none), because a
+reader's machine has no such file. The pages' own environment (the Python of ``.venv`` with the pins) is
+not measured here: the test suite checks it on four reader machines.
+
+Each block runs alone, as ``python block.py`` in an empty folder of its own, and its stdout is compared
+with the output the page shows. What was measured, and when, goes to ``compat/``: ``results.json`` (every
+environment's versions and each block's outcome, with diffs) and a table per language, included on both
+home pages by ``hooks/compat.py``. Each environment is one row; measuring one replaces only its row::
+
+    ./run compat                          # every supported Python found here, pinned and newest
+    ./run compat --python 3.13 --set newest   # one environment (its row is replaced, the others kept)
+    ./run compat --no-install             # reuse the environments as they are
+    ./run compat --tables                 # only rewrite each language's table from results.json
+    ./run compat snippets/home            # only some snippet files: reported, nothing written
+
+The environments live in ``.cache/compat/<python>-<set>`` (the CUDA build of torch makes each a few GB).
+Exit status: 0 when it ran (differences are results, not errors), 1 when an environment could not be
+made (no such Python here, or ``pip install`` failed: its row then says so).
 """
 
 from __future__ import annotations
@@ -27,6 +45,7 @@ import json
 import os
 import platform
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -35,13 +54,15 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from hooks import site_facts
-from tools import snippets
+from tools import atomic, snippets
 
 ROOT = Path(__file__).resolve().parent.parent
-VENV = ROOT / ".cache" / "compat-venv"
+CACHE = ROOT / ".cache" / "compat"
 OUT = ROOT / "compat"
-# distribution name -> import name
+PYTHONS = ROOT / "tools" / "python-versions.txt"  # also read by ./run
+# distribution name -> import name, in the order they are installed and shown
 PACKAGES = {"torch": "torch", "numpy": "numpy", "matplotlib": "matplotlib", "scikit-learn": "sklearn"}
+SETS = ("pinned", "newest")
 TIMEOUT = 600  # seconds per block; a first CUDA-build import of torch is slow
 
 VERSIONS_JS = r"""
@@ -66,9 +87,23 @@ class Outcome:
     source: str = ""  # fingerprint of the block's code and shown output (see fingerprint)
 
 
+class EnvError(Exception):
+    """An environment that could not be made; the message is what the table shows."""
+
+
 def fingerprint(block: snippets.Block) -> str:
     """Changes when the block's code or its shown output does: a table measured before is stale."""
     return hashlib.sha256(f"{block.code}\0{block.expected or ''}".encode()).hexdigest()[:16]
+
+
+def supported(path: Path = PYTHONS) -> list[str]:
+    """The Python versions the project supports (``3.11``, ...), from tools/python-versions.txt."""
+    found = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()
+             if line.strip() and not line.startswith("#")]
+    bad = [v for v in found if not re.fullmatch(r"3\.\d+", v)]
+    if bad or not found:
+        raise SystemExit(f"{path}: expected one version like 3.12 a line, got {bad or 'nothing'}")
+    return found
 
 
 def pinned(requirements: Path = ROOT / "requirements.txt") -> dict[str, str]:
@@ -81,47 +116,85 @@ def pinned(requirements: Path = ROOT / "requirements.txt") -> dict[str, str]:
     missing = sorted(set(PACKAGES) - set(found))
     if missing:
         raise SystemExit(f"{requirements}: no `==` pin for {missing}")
-    return found
+    return {dist: found[dist] for dist in PACKAGES}
 
 
 def venv_python(venv: Path) -> Path:
     return venv / "bin" / "python"
 
 
-def make_env(venv: Path, install: bool = True, requirements: list[str] | None = None) -> Path:
-    """Create ``venv`` if needed and install or upgrade the newest releases pip allows here
-    (or ``requirements``, plus the other packages unpinned)."""
-    py = venv_python(venv)
-    if not py.exists():
-        print(f"creating {venv} ...", flush=True)
-        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-        install = True
-    if install:
-        wanted = list(requirements or [])
-        named = {re.split(r"[=<>!~ \[]", r, maxsplit=1)[0].lower() for r in wanted}
-        wanted += [dist for dist in PACKAGES if dist not in named]
-        print(f"installing {' '.join(wanted)} into {venv} (the CUDA build of torch is a few GB) ...", flush=True)
-        subprocess.run([str(py), "-m", "pip", "install", "--quiet", "--upgrade", *wanted], check=True)
-    return py
+def _version_of(python: str | Path) -> str | None:
+    try:
+        proc = subprocess.run([str(python), "-c", "import platform; print(platform.python_version())"],
+                              capture_output=True, text=True, timeout=60)
+    except OSError:
+        return None
+    return proc.stdout.strip() if proc.returncode == 0 else None
+
+
+def find_python(minor: str) -> Path:
+    """An interpreter of Python ``minor`` (e.g. "3.12"): ``python3.12`` on PATH, else pyenv's."""
+    candidates = [shutil.which(f"python{minor}")]
+    pyenv = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
+    candidates += sorted(pyenv.glob(f"{minor}.*/bin/python{minor}"), reverse=True)
+    for c in candidates:
+        version = c and _version_of(c)
+        if version and ".".join(version.split(".")[:2]) == minor:
+            return Path(c)
+    raise EnvError(f"no Python {minor} on this machine (neither python{minor} on PATH nor {pyenv}/{minor}.*)")
+
+
+def pip_env(constraint: str) -> dict[str, str]:
+    """pip's environment: the constraint file replaced (a site-wide one would cap what is measured)."""
+    return {**os.environ, "PIP_CONSTRAINT": constraint, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+
+
+def pip_error(stderr: str) -> str:
+    """pip's own error line: the first line of its output that starts with ``ERROR:``."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    return next((line for line in lines if line.startswith("ERROR:")), lines[-1] if lines else "pip failed")
+
+
+def newest_on_index(python: Path | str, constraint: str = os.devnull) -> dict[str, str]:
+    """The newest release of each package that pip's index lists for ``python`` (its tags matter:
+    a release without a wheel or support for that Python is not listed)."""
+    found = {}
+    for dist in PACKAGES:
+        for _ in range(3):  # a lookup that times out on a busy network is asked again, not taken as "none"
+            proc = subprocess.run([str(python), "-m", "pip", "index", "versions", dist], capture_output=True,
+                                  text=True, env=pip_env(constraint))
+            m = re.search(rf"^{re.escape(dist)} \(([^)]+)\)", proc.stdout, re.M | re.I)
+            if m:
+                break
+        if not m:
+            raise EnvError(f"`pip index versions {dist}` found no release: {pip_error(proc.stderr)}")
+        found[dist] = m.group(1)
+    return found
+
+
+def install(python: Path | str, wanted: dict[str, str], constraint: str = os.devnull) -> None:
+    """``pip install NAME==VERSION`` for each package alone, in order; then check that every one is
+    installed at exactly that version (a later install may have moved an earlier one)."""
+    for dist, version in wanted.items():
+        req = f"{dist}=={version}"
+        start = time.perf_counter()
+        proc = subprocess.run([str(python), "-m", "pip", "install", "--quiet", req], capture_output=True,
+                              text=True, env=pip_env(constraint))
+        print(f"  pip install {req} ({time.perf_counter() - start:.0f} s)", flush=True)
+        if proc.returncode != 0:
+            raise EnvError(f"`pip install {req}` failed: `{pip_error(proc.stderr)}`")
+    have = versions(python)
+    moved = [f"{d} {have[d]} (asked {v})" for d, v in wanted.items() if have[d].split("+")[0] != v]
+    if moved:
+        raise EnvError(f"after installing each pin, pip left {', '.join(moved)}")
 
 
 def versions(python: Path | str) -> dict[str, str]:
     proc = subprocess.run([str(python), "-c", VERSIONS_JS % (PACKAGES,)], capture_output=True, text=True,
                           env={**os.environ, "PYTHONWARNINGS": "ignore"})
     if proc.returncode != 0:
-        raise SystemExit(f"{python}: cannot import {', '.join(PACKAGES)}:\n{proc.stderr}")
+        raise EnvError(f"{python}: cannot import {', '.join(PACKAGES)}: {proc.stderr.strip().splitlines()[-1:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
-
-
-def newest_on_index(python: Path | str) -> dict[str, str]:
-    """The newest release of each package that pip's index lists (it may not be installable here)."""
-    found = {}
-    for dist in PACKAGES:
-        proc = subprocess.run([str(python), "-m", "pip", "index", "versions", dist], capture_output=True, text=True)
-        m = re.search(rf"^{re.escape(dist)} \(([^)]+)\)", proc.stdout, re.M | re.I)
-        if m:
-            found[dist] = m.group(1)
-    return found
 
 
 def run_block(python: Path | str, block: snippets.Block, timeout: float = TIMEOUT) -> Outcome:
@@ -143,7 +216,7 @@ def run_block(python: Path | str, block: snippets.Block, timeout: float = TIMEOU
     expected = block.expected or ""
     same = code == 0 and stdout == expected
     diff = "" if stdout == expected else "".join(difflib.unified_diff(
-        expected.splitlines(True), stdout.splitlines(True), "page", "newest"))
+        expected.splitlines(True), stdout.splitlines(True), "page", "measured"))
     error = "" if code == 0 else "\n".join(stderr.strip().splitlines()[-15:])
     return Outcome(block.name, same, round(seconds, 1), diff, error, fingerprint(block))
 
@@ -155,6 +228,48 @@ def compare(python: Path | str, blocks: list[snippets.Block], jobs: int = 2,
         return list(pool.map(lambda b: run_block(python, b, timeout), blocks))
 
 
+def measure(minor: str, which: str, blocks: list[snippets.Block], do_install: bool = True, jobs: int = 2,
+            constraint: str = os.devnull, cache: Path = CACHE) -> dict:
+    """One environment (Python ``minor``, versions ``which``): made, installed, every block run.
+    Returns its row of results.json; an environment that cannot be made is a row with its ``error``."""
+    row = {"python": minor, "set": which, "date": dt.date.today().isoformat(), "asked": {}, "versions": {},
+           "error": "", "outcomes": []}
+    venv = cache / f"{minor}-{which}"
+    try:
+        base = find_python(minor)
+        py = venv_python(venv)
+        if not py.exists():
+            print(f"creating {venv} with {base} ...", flush=True)
+            subprocess.run([str(base), "-m", "venv", str(venv)], check=True)
+            do_install = True
+        row["asked"] = pinned() if which == "pinned" else newest_on_index(py, constraint)
+        if do_install:
+            print(f"installing into {venv}, each by its exact version (the CUDA build of torch is a few GB):",
+                  flush=True)
+            install(py, row["asked"], constraint)
+        row["versions"] = versions(py)
+    except EnvError as err:
+        row["error"] = str(err)
+        print(f"Python {minor}, {which}: {err}", flush=True)
+        return row
+    v = row["versions"]
+    print(f"running {len(blocks)} blocks under Python {v['python']}, " + ", ".join(f"{d} {v[d]}" for d in PACKAGES)
+          + f" ({v['torch_build']}) ...", flush=True)
+    start = time.perf_counter()
+    outcomes = compare(py, blocks, jobs=jobs)
+    for o in outcomes:
+        print(f"{'same   ' if o.same else 'DIFFERS'} {o.name} ({o.seconds} s)")
+        if o.diff:
+            print("    " + o.diff.replace("\n", "\n    ").rstrip())
+        if o.error:
+            print("    " + o.error.replace("\n", "\n    "))
+    differing = sum(not o.same for o in outcomes)
+    print(f"Python {minor}, {which}: {len(outcomes) - differing} of {len(outcomes)} blocks print the same; "
+          f"{differing} differ ({time.perf_counter() - start:.0f} s)", flush=True)
+    row["outcomes"] = [asdict(o) for o in outcomes]
+    return row
+
+
 # --------------------------------------------------------------------------- the table
 
 def _labels(lang: str) -> dict:
@@ -162,40 +277,51 @@ def _labels(lang: str) -> dict:
     return site_facts.load().text(lang, "compat")
 
 
-def _version_cell(lang: str, version: str, build: str | None) -> str:
+def _torch_cell(lab: dict, version: str, build: str | None) -> str:
     if not build:
         return version
     kind = "CUDA" if build.startswith("CUDA") else "CPU"
-    lab = _labels(lang)
-    return lab["build_cell"].format(version=version, label=lab["torch_build"][kind])
+    return lab["build_cell"].format(version=version.split("+")[0], label=lab["torch_build"][kind])
+
+
+def _dates(rows: list[dict]) -> str:
+    days = sorted({r["date"] for r in rows})
+    return days[0] if len(days) == 1 else f"{days[0]}–{days[-1]}"
 
 
 def table(lang: str, result: dict) -> str:
-    """The markdown the home page of ``lang`` shows."""
+    """The markdown the home page of ``lang`` shows: the pages' environment, then one row per
+    measured environment, then what differs and what could not be installed."""
     lab = _labels(lang)
-    rows = [lab["head"], "|---|---|---|"]
-    for dist in PACKAGES:
-        page = result["pinned"][dist]
-        newest = result["newest"][dist]
-        build = result["newest"]["torch_build"] if dist == "torch" else None
-        page_cell = lab["pinned_torch"].format(version=page) if dist == "torch" else page
-        rows.append(f"| {dist} | {page_cell} | {_version_cell(lang, newest, build)} |")
-    rows.append(f"| Python | {result['pinned_python']} | {result['newest']['python']} |")
-    differing = [o["name"] for o in result["outcomes"] if not o["same"]]
-    summary = lab["summary"].format(when=result["date"], machine=result["machine"], total=len(result["outcomes"]),
-                                    same=len(result["outcomes"]) - len(differing))
-    if differing:
-        names = ", ".join(f"`{n}`" for n in differing)
-        summary += lab["join"] + lab["differs"].format(names=names)
-        if any(n.startswith("snippets/home/versions.md") for n in differing):
-            summary += lab["versions_note"]
-    else:
-        summary += lab["join"] + lab["none_differs"]
-    summary += lab["join"] + lab["cap"]
-    for dist, newer in result.get("newest_on_index", {}).items():
-        if newer != result["newest"][dist].split("+")[0]:
-            summary += lab["not_measured"].format(dist=dist, newer=newer)
-    return "\n".join(rows) + "\n\n" + summary + "\n"
+    rows = [lab["head"], "|---|---|" + "---|" * len(PACKAGES) + "---|"]
+    pages = result["pages"]
+    cells = [_torch_cell(lab, pages[d], pages["torch_build"]) if d == "torch" else pages[d] for d in PACKAGES]
+    rows.append(f"| {pages['python']} | {lab['set']['pages']} | " + " | ".join(cells) + f" | {lab['pages_same']} |")
+    notes = []
+    for row in result["environments"]:
+        name = lab["env_name"].format(python=row["python"], set=lab["set"][row["set"]])
+        if row["error"]:
+            cells = [row["asked"].get(d, "") for d in PACKAGES]
+            rows.append(f"| {row['python']} | {lab['set'][row['set']]} | " + " | ".join(cells)
+                        + f" | {lab['not_measured']} |")
+            notes.append(lab["error"].format(env=name, error=row["error"]))
+            continue
+        v = row["versions"]
+        cells = [_torch_cell(lab, v[d], v["torch_build"]) if d == "torch" else v[d] for d in PACKAGES]
+        total = len(row["outcomes"])
+        differing = [o["name"] for o in row["outcomes"] if not o["same"]]
+        count = lab["count"].format(same=total - len(differing), total=total)
+        rows.append(f"| {v['python']} | {lab['set'][row['set']]} | " + " | ".join(cells) + f" | {count} |")
+        if differing:
+            note = lab["differs"].format(env=name, names=", ".join(f"`{n}`" for n in differing))
+            if any(n.startswith("snippets/home/versions.md") for n in differing):
+                note += lab["versions_note"]
+            notes.append(note)
+    measured = [r for r in result["environments"] if not r["error"]] or result["environments"]
+    summary = lab["summary"].format(when=_dates(measured), machine=result["machine"])
+    if not any(n for n in notes if n):
+        notes.append(lab["none_differs"])
+    return "\n".join(rows) + "\n\n" + lab["join"].join([summary, *notes]) + "\n"
 
 
 def machine() -> str:
@@ -211,70 +337,68 @@ def machine() -> str:
     return f"{platform.system()} {platform.machine()}" + (f", {cpu}" if cpu else "") + (f" ({isa})" if isa else "")
 
 
+def merge(result: dict | None, rows: list[dict], pages: dict, order: list[str]) -> dict:
+    """results.json with ``rows`` replacing the environments of the same Python and set; the others kept,
+    in the order of the supported Pythons, pinned before newest."""
+    kept = {(r["python"], r["set"]): r for r in (result or {}).get("environments", [])}
+    kept.update({(r["python"], r["set"]): r for r in rows})
+    rank = {v: i for i, v in enumerate(order)}
+    envs = sorted(kept.values(), key=lambda r: (rank.get(r["python"], len(rank)), r["python"], SETS.index(r["set"])))
+    return {"machine": machine(), "pages": pages, "environments": envs}
+
+
 def write(result: dict, out: Path = OUT) -> list[Path]:
+    """results.json and every language's table, each written atomically."""
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for lang in site_facts.load().languages:
         path = out / f"table.{lang}.md"
-        path.write_text(table(lang, result), encoding="utf-8")
+        atomic.write_text(path, table(lang, result))
         written.append(path)
     path = out / "results.json"
-    path.write_text(json.dumps(result, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    atomic.write_text(path, json.dumps(result, ensure_ascii=False, indent=1) + "\n")
     return written + [path]
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="./run compat", description=__doc__.split("\n\n")[0])
-    ap.add_argument("paths", nargs="*", type=Path, help="snippet files or folders (default: all)")
-    ap.add_argument("--venv", type=Path, default=VENV, help=f"environment to use (default {VENV.relative_to(ROOT)})")
-    ap.add_argument("--no-install", action="store_true", help="do not install or upgrade packages")
-    ap.add_argument("--install", action="append", default=[], metavar="REQ",
-                    help="install this requirement instead of the newest release (repeatable); "
-                         "the table is then not written")
+    ap.add_argument("paths", nargs="*", type=Path, help="snippet files or folders (default: all; then nothing is written)")
+    ap.add_argument("--python", action="append", default=[], metavar="3.X",
+                    help="only this Python (repeatable; default: every one of tools/python-versions.txt)")
+    ap.add_argument("--set", action="append", default=[], choices=SETS, help="only these versions (repeatable)")
+    ap.add_argument("--no-install", action="store_true", help="do not install packages into existing environments")
+    ap.add_argument("--constraint", default=os.devnull, metavar="FILE",
+                    help="pip constraint file for the installs (default: none, replacing a site-wide one)")
     ap.add_argument("--jobs", type=int, default=2, help="blocks run at once (default 2)")
     ap.add_argument("--out", type=Path, default=OUT, help="where the tables go (default compat/)")
     ap.add_argument("--tables", action="store_true",
                     help="only rewrite each language's table from the last results.json (no run): for a new language")
     args = ap.parse_args(argv)
+    results = args.out / "results.json"
     if args.tables:
-        result = json.loads((args.out / "results.json").read_text(encoding="utf-8"))
-        for path in write(result, args.out):
+        for path in write(json.loads(results.read_text(encoding="utf-8")), args.out):
             print(f"wrote {path.relative_to(args.out.resolve().parent) if path.is_absolute() else path}")
         return 0
-    args.venv = args.venv.resolve()
-
-    py = make_env(args.venv, install=not args.no_install, requirements=args.install)
-    newest = versions(py)
-    pins = pinned()
+    order = supported()
+    unknown = [v for v in args.python if v not in order]
+    if unknown:
+        raise SystemExit(f"./run compat: Python {', '.join(unknown)} is not supported ({PYTHONS.name}: {', '.join(order)})")
+    pages = {**versions(sys.executable)}
     blocks = snippets.collect(args.paths or None)
-    print(f"running {len(blocks)} blocks under " + ", ".join(f"{d} {newest[d]}" for d in PACKAGES)
-          + f" ({newest['torch_build']}) ...", flush=True)
-    start = time.perf_counter()
-    outcomes = compare(py, blocks, jobs=args.jobs)
-    for o in outcomes:
-        print(f"{'same   ' if o.same else 'DIFFERS'} {o.name} ({o.seconds} s)")
-        if o.diff:
-            print("    " + o.diff.replace("\n", "\n    ").rstrip())
-        if o.error:
-            print("    " + o.error.replace("\n", "\n    "))
-    differing = sum(not o.same for o in outcomes)
-    print(f"{len(outcomes) - differing} of {len(outcomes)} blocks print the same; {differing} differ "
-          f"({time.perf_counter() - start:.0f} s)")
-    if args.paths or args.install or args.venv.resolve() != VENV:
-        print("not the newest versions in .cache/compat-venv over every snippet: the table is not written")
-        return 0
-    result = {
-        "date": dt.date.today().isoformat(),
-        "machine": machine(),
-        "pinned": pins,
-        "pinned_python": "3.11",
-        "newest": newest,
-        "newest_on_index": newest_on_index(py),
-        "outcomes": [asdict(o) for o in outcomes],
-    }
-    for path in write(result, args.out):
-        print(f"wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
-    return 0
+    rows = []
+    for minor in args.python or order:
+        for which in args.set or SETS:
+            if which == "pinned" and minor == ".".join(pages["python"].split(".")[:2]):
+                continue  # the pages' own environment: the test suite checks it
+            rows.append(measure(minor, which, blocks, do_install=not args.no_install, jobs=args.jobs,
+                                constraint=args.constraint))
+            if not args.paths:  # each environment's row as soon as it is measured
+                old = json.loads(results.read_text(encoding="utf-8")) if results.exists() else None
+                for path in write(merge(old, rows[-1:], pages, order), args.out):
+                    print(f"wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
+    if args.paths:
+        print("only some snippet files: results.json and the tables are not written")
+    return 1 if any(r["error"] for r in rows) else 0
 
 
 if __name__ == "__main__":
