@@ -35,5 +35,5 @@ def render_markdown(text: str) -> str:
     import markdown
     from mkdocs.config import load_config
 
-    config = load_config(config_file=str(ROOT / "mkdocs.yml"))
+    config = load_config(config_file=str(ROOT / "mkdocs.yml"), hooks=[])  # the extensions only; hooks stay importable as hooks.x
     return markdown.Markdown(extensions=config.markdown_extensions, extension_configs=config.mdx_configs).convert(text)
