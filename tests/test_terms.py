@@ -108,13 +108,14 @@ def test_a_variant_split_by_markup_is_caught_in_the_built_text():
     """`**倒置**瓶颈` in the source is <strong>倒置</strong>瓶颈 in the page: the reader sees the variant."""
     html = ('<html><body><article><h1>页</h1><p>这是<strong>倒置</strong>瓶颈，<a href="#x">plain</a> 网络。</p>'
             '<pre><code>倒置瓶颈 in code is not prose</code></pre>'
-            '<p><math><mn>2</mn><mo>,</mo><mn>097</mn><mo>,</mo><mn>152</mn></math></p></article></body></html>')
+            '<p><math><mn>2</mn><mo rspace="0">,</mo><mn>097</mn><mo rspace="0">,</mo><mn>152</mn></math>'
+            '<math><mo>[</mo><mn>-100</mn><mo>,</mo><mn>100</mn><mo>]</mo></math></p></article></body></html>')
     prose, math = terms.page_text(html)
     banned = SITE.strings[SITE.default]["banned_terms"]
     hits = [v for v, _, _ in terms._hits(prose, banned)]
     assert "倒置瓶颈" in hits and "plain 网络" in hits, (prose, hits)
     assert hits.count("倒置瓶颈") == 1, "text inside <pre>/<code> is not prose"
-    assert math == ["2,097,152"]
+    assert math == ["2,097,152", "[-100, 100]"], "`{,}` groups digits; a list's comma keeps its space"
 
 
 def test_a_rendered_page_with_a_split_variant_fails_naming_the_page(tmp_path):
@@ -128,8 +129,8 @@ def test_a_rendered_page_with_a_split_variant_fails_naming_the_page(tmp_path):
                 out.parent.mkdir(parents=True, exist_ok=True)
                 out.write_text("<article><p>ok</p></article>", encoding="utf-8")
     bad = site / SITE.url_of(lang, page) / "index.html"
-    bad.write_text("<article><p>对 <strong>plain</strong> 网络，共 <math><mn>2</mn><mo>,</mo><mn>097</mn><mo>,</mo>"
-                   "<mn>152</mn></math> 个。</p></article>", encoding="utf-8")
+    bad.write_text('<article><p>对 <strong>plain</strong> 网络，共 <math><mn>2</mn><mo rspace="0">,</mo><mn>097</mn>'
+                   '<mo rspace="0">,</mo><mn>152</mn></math> 个。</p></article>', encoding="utf-8")
     found = terms.rendered_problems(site)
     assert any(f.startswith(f"docs/{lang}/{page} (built page): 'plain 网络'") for f in found), found
     if SITE.text(lang, "digit_group") != ",":

@@ -154,6 +154,7 @@ class _PageText(HTMLParser):
         self.prose, self.math = [], []
         self._article = self._skip = self._math = 0
         self._alias_col, self._col, self._in_cell_skip = None, -1, False
+        self._tight = False
 
     def handle_starttag(self, tag, attrs):
         if tag == "article":
@@ -163,6 +164,9 @@ class _PageText(HTMLParser):
         elif tag == "math":
             self._math += 1
             self.math.append("")
+        elif tag == "mo" and self._math:
+            # `2{,}097` renders as <mo rspace="0">,</mo>; a list separator (`[-100, 100]`) keeps its space
+            self._tight = dict(attrs).get("rspace") == "0"
         elif tag == "tr":
             self._col = -1
         elif tag in ("td", "th"):
@@ -187,7 +191,8 @@ class _PageText(HTMLParser):
         if not self._article or self._skip:
             return
         if self._math:
-            self.math[-1] += data
+            self.math[-1] += data if data != "," or self._tight else ", "
+            self._tight = False
         elif self._col >= 0 and data.strip() in _ALIAS_HEADERS:
             self._alias_col = self._col
         elif not self._in_cell_skip:
