@@ -58,6 +58,7 @@ class Facts:
     nav: list = field(default_factory=list)  # the default language's nav, as written in mkdocs.yml
     names: dict[str, str] = field(default_factory=dict)  # locale -> its name in the language switcher
     strings: dict[str, dict] = field(default_factory=dict)  # locale -> extra.strings
+    nav_titles: dict[str, list] = field(default_factory=dict)  # locale -> its nav section titles, as readers see them
 
     @property
     def others(self) -> tuple[str, ...]:
@@ -163,6 +164,9 @@ def from_config(config) -> Facts:
         if missing:
             raise PluginError(f"mkdocs.yml: plugins.i18n.languages[{lang.locale}].extra.strings lacks {missing}")
         strings[lang.locale] = dict(mine)
+    sections = _nav_sections(config.nav or [])
+    nav_titles = {lang.locale: sections if lang.default else
+                  [(lang.nav_translations or {}).get(t, t) for t in sections] for lang in langs}
     config_file = Path(config.config_file_path) if config.config_file_path else CONFIG_FILE
     return Facts(
         root=config_file.resolve().parent,
@@ -175,7 +179,20 @@ def from_config(config) -> Facts:
         nav=list(config.nav or []),
         names={lang.locale: lang.name for lang in langs},
         strings=strings,
+        nav_titles=nav_titles,
     )
+
+
+def _nav_sections(nav: list) -> list[str]:
+    """The titles of the nav's sections and titled pages, in order (``- 入门: [...]``, ``- 术语表: glossary.md``)."""
+    titles = []
+    for item in nav:
+        if isinstance(item, dict):
+            for title, value in item.items():
+                titles.append(title)
+                if isinstance(value, list):
+                    titles += _nav_sections(value)
+    return titles
 
 
 @functools.lru_cache(maxsize=None)

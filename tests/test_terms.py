@@ -8,11 +8,12 @@ which is the one place they may appear. Failures name file, line, the variant an
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
 from hooks import site_facts
-from tools import terms
+from tools import sources, terms
 
 SITE = site_facts.load()
 
@@ -90,3 +91,80 @@ def test_numbers_are_grouped_the_languages_way_and_only_in_prose(tmp_path):
         "docs/en/p.md:3: '2 099 712' groups its digits with a space; this language groups with a comma (10,000)",
         "docs/en/p.md:3: '1,347' is grouped; four digits stay whole (1347)",
     ], found
+
+
+# --------------------------------------------------------------------------- what readers see
+def test_the_built_pages_text_has_no_banned_variant_and_math_is_grouped_the_languages_way(built_site):
+    found = terms.rendered_problems(built_site)
+    assert not found, "banned variants or foreign digit grouping in the built pages:\n" + "\n".join(found)
+
+
+def test_banned_terms_are_checked_in_figures_nav_labels_and_notebooks():
+    found = terms.outside_prose_problems()
+    assert not found, "banned variants outside the pages' prose:\n" + "\n".join(found)
+
+
+def test_a_variant_split_by_markup_is_caught_in_the_built_text():
+    """`**倒置**瓶颈` in the source is <strong>倒置</strong>瓶颈 in the page: the reader sees the variant."""
+    html = ('<html><body><article><h1>页</h1><p>这是<strong>倒置</strong>瓶颈，<a href="#x">plain</a> 网络。</p>'
+            '<pre><code>倒置瓶颈 in code is not prose</code></pre>'
+            '<p><math><mn>2</mn><mo rspace="0">,</mo><mn>097</mn><mo rspace="0">,</mo><mn>152</mn></math>'
+            '<math><mo>[</mo><mn>-100</mn><mo>,</mo><mn>100</mn><mo>]</mo></math></p></article></body></html>')
+    prose, math = terms.page_text(html)
+    banned = SITE.strings[SITE.default]["banned_terms"]
+    hits = [v for v, _, _ in terms._hits(prose, banned)]
+    assert "倒置瓶颈" in hits and "plain 网络" in hits, (prose, hits)
+    assert hits.count("倒置瓶颈") == 1, "text inside <pre>/<code> is not prose"
+    assert math == ["2,097,152", "[-100, 100]"], "`{,}` groups digits; a list's comma keeps its space"
+
+
+def test_a_rendered_page_with_a_split_variant_fails_naming_the_page(tmp_path):
+    lang = SITE.default
+    page = sorted(p for p in sources.pages(lang) if p.endswith(".md"))[0]
+    site = tmp_path / "site"
+    for other in SITE.languages:
+        for p in sources.pages(other):
+            if p.endswith(".md"):
+                out = site / SITE.url_of(other, p) / "index.html"
+                out.parent.mkdir(parents=True, exist_ok=True)
+                out.write_text("<article><p>ok</p></article>", encoding="utf-8")
+    bad = site / SITE.url_of(lang, page) / "index.html"
+    bad.write_text('<article><p>对 <strong>plain</strong> 网络，共 <math><mn>2</mn><mo rspace="0">,</mo><mn>097</mn>'
+                   '<mo rspace="0">,</mo><mn>152</mn></math> 个。</p></article>', encoding="utf-8")
+    found = terms.rendered_problems(site)
+    assert any(f.startswith(f"docs/{lang}/{page} (built page): 'plain 网络'") for f in found), found
+    if SITE.text(lang, "digit_group") != ",":
+        assert any(f.startswith(f"docs/{lang}/{page} (math): '2,097,152'") for f in found), found
+
+
+def test_a_quotation_may_keep_its_authors_word():
+    text = "面经说“表征坍塌”。\n> 表征坍塌风险\n这里写表征坍塌。\n"
+    masked = terms.without_quotations(text)
+    assert masked.count("坍塌") == 1 and masked.split("\n")[2] == "这里写表征坍塌。"
+
+
+def test_a_banned_label_in_a_figure_a_snippet_a_nav_title_and_a_notebook_fails(tmp_path):
+    """Mutation (issue 23.4): a zh figure label "主干 RMS" in the snippet's LABELS and in the .zh.svg."""
+    lang = SITE.default
+    banned = SITE.strings[lang]["banned_terms"]
+    variant = "主干" if "主干" in banned else next(iter(banned))
+    docs, snippets = tmp_path / "docs", tmp_path / "snippets"
+    figures = docs / "assets" / "figures"
+    figures.mkdir(parents=True)
+    (figures / f"p-fig.{lang}.svg").write_text(f'<svg><text x="1">{variant} RMS</text></svg>', encoding="utf-8")
+    (figures / "p-fig.en.svg").write_text(f'<svg><text x="1">{variant} RMS</text></svg>', encoding="utf-8")
+    (snippets / "p").mkdir(parents=True)
+    (snippets / "p" / "fig.md").write_text(
+        f'```python\nLABELS = {{"{lang}": {{"y": "{variant} RMS"}}, "en": {{"y": "{variant} RMS"}}}}\n```\n',
+        encoding="utf-8")
+    (docs / lang / "notebooks").mkdir(parents=True)
+    (docs / lang / "notebooks" / "p.ipynb").write_text(json.dumps(
+        {"cells": [{"cell_type": "markdown", "source": [f"## {variant}的增长"]}]}), encoding="utf-8")
+    nav = {**SITE.nav_titles, lang: [f"{variant}与分支"]}
+    found = terms.outside_prose_problems(docs, snippets, (figures,), nav)
+    assert any(f.startswith(f"docs/assets/figures/p-fig.{lang}.svg: '{variant}'") for f in found), found
+    assert not any("p-fig.en.svg" in f for f in found), "English figures are checked with English rules"
+    assert any(f.startswith(f"snippets/p/fig.md: label") and f"({lang})" in f for f in found), found
+    assert any(f.startswith(f"docs/{lang}/notebooks/p.ipynb: '{variant}'") for f in found), found
+    assert any(f.startswith("mkdocs.yml: nav title") and f"({lang})" in f for f in found), found
+    assert sum(f"({lang})" in f or f".{lang}." in f or f"/{lang}/" in f for f in found) == len(found) == 4, found

@@ -18,8 +18,12 @@ references page is bibliographic data and is not checked.
 
 from __future__ import annotations
 
+import ast
+import html
+import json
 import re
 import sys
+from html.parser import HTMLParser
 from pathlib import Path
 
 from hooks import site_facts
@@ -57,6 +61,16 @@ def _without_alias_column(text: str) -> str:
             col = None if line.strip() == "" else col
         out.append(line)
     return "\n".join(out)
+
+
+_QUOTED = re.compile(r"“[^”\n]*”")
+_BLOCKQUOTE = re.compile(r"^[ \t]*>.*$", re.M)
+
+
+def without_quotations(text: str) -> str:
+    """Text with quotations blanked (“…” and ``>`` lines; same lines): a quotation keeps its author's words."""
+    blank = lambda m: re.sub(r"[^\n]", " ", m.group(0))  # noqa: E731
+    return _QUOTED.sub(blank, _BLOCKQUOTE.sub(blank, text))
 
 
 def _scan(text: str, name: str, patterns: dict[str, str], regex: bool) -> list[str]:
@@ -109,7 +123,8 @@ def problems(docs: Path = _SITE.docs, snippets: Path = SNIPPETS) -> list[str]:
             if page == "glossary.md":
                 text = _without_alias_column(text)
             name = f"docs/{lang}/{page}"
-            found += _scan(text, name, _SITE.strings.get(lang, {}).get("banned_terms") or {}, regex=False)
+            found += _scan(without_quotations(text), name, _SITE.strings.get(lang, {}).get("banned_terms") or {},
+                           regex=False)
             found += _scan(text, name, NAME_BANNED, regex=True)
             if page not in NOT_GROUPING_CHECKED:
                 found += grouping(text, name, _SITE.text(lang, "digit_group"))
@@ -122,8 +137,168 @@ def problems(docs: Path = _SITE.docs, snippets: Path = SNIPPETS) -> list[str]:
     return found
 
 
+# --------------------------------------------------------------------------- text as readers see it
+# The source scan above reads Markdown. Markup can split a variant (``**plain** 网络``, ``**倒置**瓶颈``) and
+# math hides numbers (``2{,}097{,}152``), so the same terms are checked on what readers see: the built pages'
+# text, the text of figures and diagrams, nav titles, the labels snippets draw, and the notebooks' prose.
+
+_SKIPPED_TAGS = {"code", "pre", "script", "style", "svg", "kbd"}
+_COMMA_GROUPED = re.compile(r"(?<![\d.])\d{1,3}(?:,\d{3})+(?![\d])")
+
+
+class _PageText(HTMLParser):
+    """The prose of a built page's article (no code, scripts or the glossary's alias column) and its math text."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.prose, self.math = [], []
+        self._article = self._skip = self._math = 0
+        self._alias_col, self._col, self._in_cell_skip = None, -1, False
+        self._tight = False
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "article":
+            self._article += 1
+        elif tag in _SKIPPED_TAGS:
+            self._skip += 1
+        elif tag == "math":
+            self._math += 1
+            self.math.append("")
+        elif tag == "mo" and self._math:
+            # `2{,}097` renders as <mo rspace="0">,</mo>; a list separator (`[-100, 100]`) keeps its space
+            self._tight = dict(attrs).get("rspace") == "0"
+        elif tag == "tr":
+            self._col = -1
+        elif tag in ("td", "th"):
+            self._col += 1
+            self._in_cell_skip = tag == "td" and self._col == self._alias_col
+        if tag in ("p", "li", "td", "th", "h1", "h2", "h3", "h4", "figcaption", "br", "div", "blockquote"):
+            self.prose.append("\n")
+
+    def handle_endtag(self, tag):
+        if tag == "article":
+            self._article -= 1
+        elif tag in _SKIPPED_TAGS:
+            self._skip -= 1
+        elif tag == "math":
+            self._math -= 1
+        elif tag in ("td", "th"):
+            self._in_cell_skip = False
+        elif tag == "table":
+            self._alias_col = None
+
+    def handle_data(self, data):
+        if not self._article or self._skip:
+            return
+        if self._math:
+            self.math[-1] += data if data != "," or self._tight else ", "
+            self._tight = False
+        elif self._col >= 0 and data.strip() in _ALIAS_HEADERS:
+            self._alias_col = self._col
+        elif not self._in_cell_skip:
+            self.prose.append(data)
+
+
+def _hits(text: str, patterns: dict[str, str]) -> list[tuple[str, str, str]]:
+    """(variant, term to use, context) for each banned variant in text; whitespace runs count as one space."""
+    flat = re.sub(r"\s+", " ", without_quotations(text))
+    found = []
+    for pat, use in patterns.items():
+        for m in re.finditer(re.escape(pat), flat):
+            found.append((pat, use, flat[max(0, m.start() - 20): m.end() + 20].strip()))
+    return found
+
+
+def page_text(html_text: str) -> tuple[str, list[str]]:
+    """A built page's article prose (markup removed, inline elements joined) and the text of each formula."""
+    parser = _PageText()
+    parser.feed(html_text)
+    return "".join(parser.prose), parser.math
+
+
+def rendered_problems(site: Path) -> list[str]:
+    """Banned variants in the built pages' text, and numbers in math grouped the other language's way."""
+    found = []
+    for lang in _SITE.languages:
+        banned = _SITE.strings.get(lang, {}).get("banned_terms") or {}
+        separator = _SITE.text(lang, "digit_group")
+        for page in sorted(sources.pages(lang)):
+            if not page.endswith(".md"):
+                continue
+            built = site / _SITE.url_of(lang, page) / "index.html"
+            if not built.exists():
+                found.append(f"docs/{lang}/{page}: no built page at {built}")
+                continue
+            prose, math = page_text(built.read_text(encoding="utf-8"))
+            for variant, use, where in _hits(prose, banned):
+                found.append(f"docs/{lang}/{page} (built page): {variant!r} in «{where}» — use {use}")
+            if page in NOT_GROUPING_CHECKED or separator == ",":
+                continue
+            for formula in math:
+                for m in _COMMA_GROUPED.finditer(formula):
+                    found.append(f"docs/{lang}/{page} (math): {m.group(0)!r} groups its digits with a comma; this "
+                                 f"language groups with {_SEPARATOR_NAMES.get(separator, repr(separator))}")
+    return found
+
+
+_SVG_TEXT = re.compile(r"<text\b[^>]*>(.*?)</text>", re.S)
+
+
+def _labels(code: str) -> dict[str, list[str]]:
+    """String constants of a snippet's code under a dict key that is a language (``LABELS = {"zh": {...}}``)."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return {}
+    out: dict[str, list[str]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Dict):
+            for key, value in zip(node.keys, node.values):
+                if isinstance(key, ast.Constant) and key.value in _SITE.languages:
+                    out.setdefault(key.value, []).extend(
+                        n.value for n in ast.walk(value) if isinstance(n, ast.Constant) and isinstance(n.value, str))
+    return out
+
+
+def outside_prose_problems(docs: Path = _SITE.docs, snippets: Path = SNIPPETS,
+                           figures: tuple[Path, ...] | None = None,
+                           nav_titles: dict[str, list[str]] | None = None) -> list[str]:
+    """Banned variants where prose checks do not look: figure and diagram text, nav titles, snippets' label
+    dictionaries and notebooks' markdown cells (each in its own language)."""
+    figures = figures or (docs / "assets" / "figures", docs / "assets" / "diagrams")
+    banned = {lang: _SITE.strings.get(lang, {}).get("banned_terms") or {} for lang in _SITE.languages}
+    found = []
+    for folder in figures:
+        for svg in sorted(folder.glob("*.svg")) if folder.is_dir() else []:
+            lang = svg.suffixes[-2].lstrip(".") if len(svg.suffixes) >= 2 else None
+            if lang not in banned:
+                continue
+            text = " ".join(html.unescape(re.sub(r"<[^>]+>", "", t)) for t in _SVG_TEXT.findall(svg.read_text("utf-8")))
+            for variant, use, where in _hits(text, banned[lang]):
+                found.append(f"{svg.relative_to(folder.parent.parent.parent).as_posix()}: {variant!r} in «{where}» — use {use}")
+    for lang, titles in (_SITE.nav_titles if nav_titles is None else nav_titles).items():
+        for variant, use, where in _hits("\n".join(titles), banned[lang]):
+            found.append(f"mkdocs.yml: nav title {where!r} ({lang}) holds {variant!r} — use {use}")
+    for path in sorted(snippets.rglob("*.md")):
+        rel = f"snippets/{path.relative_to(snippets).as_posix()}"
+        code = "\n".join(re.findall(r"^```python\n(.*?)^```$", path.read_text(encoding="utf-8"), re.S | re.M))
+        for lang, strings in _labels(code).items():
+            for variant, use, where in _hits("\n".join(strings), banned[lang]):
+                found.append(f"{rel}: label {where!r} ({lang}) holds {variant!r} — use {use}")
+    for lang in _SITE.languages:
+        for nb in sorted((docs / lang / "notebooks").glob("*.ipynb")):
+            cells = json.loads(nb.read_text(encoding="utf-8")).get("cells", [])
+            text = "\n".join("".join(c.get("source", "")) for c in cells if c.get("cell_type") == "markdown")
+            for variant, use, where in _hits(text, banned[lang]):
+                found.append(f"docs/{lang}/notebooks/{nb.name}: {variant!r} in «{where}» — use {use}")
+    return found
+
+
 def main() -> int:
-    found = problems()
+    found = problems() + outside_prose_problems()
+    site = _SITE.root / "site"
+    if "--built" in sys.argv[1:]:
+        found += rendered_problems(site)
     print("\n".join(found) or "no banned variants")
     return 1 if found else 0
 
