@@ -15,15 +15,17 @@ import datetime as dt
 import html
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import yaml
 from mkdocs.exceptions import PluginError
 
-try:
-    from hooks import site_facts
-except ImportError:  # MkDocs loads a hook by its path, with hooks/ on sys.path
-    import site_facts
+if __package__ != "hooks":  # MkDocs runs a hook from its path, with only hooks/ on sys.path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from hooks import one_module, site_facts  # noqa: E402
+
+one_module(__name__, __file__)
 
 MARKER = re.compile(r"^[ \t]*<!--[ \t]*citation[ \t]*-->[ \t]*$", re.M)
 CFF = "CITATION.cff"

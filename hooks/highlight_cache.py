@@ -25,6 +25,7 @@ exception superfences lets through a formatter).
 
 from __future__ import annotations
 
+import sys
 import functools
 import hashlib
 import json
@@ -37,6 +38,12 @@ from pathlib import Path
 from markdown.util import STX
 from mkdocs import plugins
 from mkdocs.exceptions import PluginError
+
+if __package__ != "hooks":  # MkDocs runs a hook from its path, with only hooks/ on sys.path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from hooks import one_module  # noqa: E402
+
+one_module(__name__, __file__)
 from pymdownx.superfences import SuperFencesException, highlight_validator
 
 FENCES = "pymdownx.superfences"

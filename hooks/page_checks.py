@@ -11,11 +11,19 @@ pages are generated from their chapter page (checked) and carry nbconvert's own 
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 import collections
 import html
 import re
 
 from mkdocs.exceptions import PluginError
+
+if __package__ != "hooks":  # MkDocs runs a hook from its path, with only hooks/ on sys.path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from hooks import one_module  # noqa: E402
+
+one_module(__name__, __file__)
 
 _CODE = re.compile(r"<(pre|code|script|style)\b.*?</\1>", re.S)
 _TAG = re.compile(r"<[^>]*>")

@@ -20,6 +20,8 @@ the ``<code>`` element's ``innerText``) still copies the plain code.
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 import ast
 import functools
 import html
@@ -28,6 +30,12 @@ import inspect
 import re
 
 from mkdocs.exceptions import PluginError
+
+if __package__ != "hooks":  # MkDocs runs a hook from its path, with only hooks/ on sys.path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from hooks import one_module  # noqa: E402
+
+one_module(__name__, __file__)
 
 ROOT_MODULE = "torch"
 DOCS = "https://docs.pytorch.org/docs/{version}/generated/{name}.html"
