@@ -12,6 +12,7 @@ The plain-text form is ``extra.strings.citation_text`` of the page's language.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import html
 import re
 import subprocess
@@ -79,23 +80,30 @@ def bibtex(cff: dict, commit: str | None, date: str) -> str:
     return "@misc{" + key + ",\n" + "".join(f"  {k} = {{{v}}},\n" for k, v in fields.items()) + "}"
 
 
-def citation(facts, lang: str, root: Path) -> str:
-    """The Markdown (a raw ``<pre>`` of BibTeX and a paragraph) that replaces the marker."""
+def citation(facts, lang: str, root: Path, site_url: str | None = None) -> str:
+    """The Markdown (a raw ``<pre>`` of BibTeX and a paragraph) that replaces the marker. ``site_url`` is the
+    published one, as the config file says (``mkdocs serve`` replaces ``config.site_url`` by its own address)."""
     cff = read_cff(root)
-    for key, want, where in (("url", facts.site_url, "site_url"), ("repository-code", facts.repo_url, "repo_url")):
+    for key, want, where in (("url", site_url or facts.site_url, "site_url"), ("repository-code", facts.repo_url, "repo_url")):
         if str(cff[key]).rstrip("/") != want.rstrip("/"):
             raise PluginError(f"hooks/citation.py: {CFF} has {key}: {cff[key]} but mkdocs.yml's {where} is {want}")
     commit, date = git_version(root)
     shown = commit[:12] if commit else facts.text(lang, "citation_no_commit")
     text = facts.text(lang, "citation_text").format(authors=", ".join(authors(cff)), title=cff["title"],
                                                     commit=shown, date=date, url=cff["url"])
-    return (f'<pre class="rn-citation" data-generated-from="{CFF}"><code>{html.escape(bibtex(cff, commit, date))}'
-            f'</code></pre>\n\n<p class="rn-citation-text">{html.escape(text)}</p>')
+    return (f'<div class="rn-citation"><pre class="rn-citation" data-generated-from="{CFF}"><code>'
+            f'{html.escape(bibtex(cff, commit, date))}</code></pre></div>\n\n'
+            f'<p class="rn-citation-text">{html.escape(text)}</p>')
+
+
+@functools.lru_cache(maxsize=4)
+def _published_site_url(config_file: str) -> str:
+    return site_facts.load(Path(config_file)).site_url
 
 
 def on_page_markdown(markdown, page, config, files):
     if not MARKER.search(markdown):
         return markdown
     facts = site_facts.from_config(config)
-    block = citation(facts, facts.lang_of(page.file.src_uri), facts.root)
+    block = citation(facts, facts.lang_of(page.file.src_uri), facts.root, _published_site_url(config.config_file_path))
     return MARKER.sub(lambda m: block, markdown)

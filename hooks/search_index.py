@@ -37,7 +37,7 @@ EXCLUDE = ' data-search-exclude="not-prose"'
 # code blocks (Material's highlight wrappers), display math boxes, inline formulas, and the source
 # lines of hooks/provenance.py (a snippet's file, the page's file and date)
 _BLOCKS = re.compile(r'<(div class="(?:[^"]*\s)?highlight(?:\s[^"]*)?"|div class="math-display"|math\b'
-                     r'|p class="rn-source"|aside class="rn-provenance")')
+                     r'|p class="rn-source"|aside class="rn-provenance"|div class="rn-citation")')
 BOOSTS = {"references": 0.2}
 
 # Material 9.8.2's search worker, minified: (what it ships, what it should do)

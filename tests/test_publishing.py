@@ -384,12 +384,12 @@ def test_home_pages_carry_the_measured_compatibility_table(built_site):
 
 def _compat_fixture(tmp_path: Path) -> dict:
     """A measured result: one environment where the second of two blocks prints something else."""
-    path = tmp_path / "two.md"
-    path.write_text(f"```python\nprint(2)\n```\n{snippets.MARKER}\n```text\n2\n```\n\n"
-                    f"```python\nprint(1 + 2)\n```\n{snippets.MARKER}\n```text\n4\n```\n", encoding="utf-8")
-    same, differs = compat.compare(sys.executable, snippets.collect([path]), jobs=2, timeout=60)
+    one, two = tmp_path / "one.md", tmp_path / "two.md"  # one block per file, as the runner requires
+    one.write_text(f"```python\nprint(2)\n```\n{snippets.MARKER}\n```text\n2\n```\n", encoding="utf-8")
+    two.write_text(f"```python\nprint(1 + 2)\n```\n{snippets.MARKER}\n```text\n4\n```\n", encoding="utf-8")
+    same, differs = compat.compare(sys.executable, snippets.collect([one, two]), jobs=2, timeout=60)
     assert same.same and not same.diff
-    assert not differs.same and "-4" in differs.diff and "+3" in differs.diff and differs.name.endswith("two.md:9")
+    assert not differs.same and "-4" in differs.diff and "+3" in differs.diff and differs.name.endswith("two.md:1")
     versions = {"python": "3.12.9", **{d: "2.0" for d in compat.PACKAGES}, "torch_build": "CUDA 13.0"}
     env = {"python": "3.12", "set": "newest", "date": "2000-01-02", "asked": {d: "2.0" for d in compat.PACKAGES},
            "versions": versions, "error": "", "outcomes": [vars(same), vars(differs)]}

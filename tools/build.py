@@ -16,17 +16,7 @@ import sys
 from pathlib import Path
 
 from hooks.site_facts import CONFIG_FILE, ROOT
-
-
-def _builder() -> str:
-    """The builder ``./run`` names on its ``BUILDER=`` line: ``mkdocs`` or ``properdocs``."""
-    found = re.findall(r"^BUILDER=(mkdocs|properdocs)\b", (ROOT / "run").read_text(), re.M)
-    if len(found) != 1:
-        raise RuntimeError(f"{ROOT / 'run'}: expected one line BUILDER=mkdocs or BUILDER=properdocs, found {found}")
-    return found[0]
-
-
-BUILDER = _builder()  # switching builders is that one line of ./run
+from tools.builder import BUILDER
 
 # What a build reads: a copy of these is a project that builds on its own (tools/ for the generators).
 PROJECT = ("mkdocs.yml", "CITATION.cff", "requirements.txt", "search-terms.zh.txt", "docs", "snippets", "compat", "hooks", "overrides", "tools")

@@ -262,7 +262,7 @@ def colab_problems(site: Path, facts: site_facts.Facts | None = None, tracked: s
     return found
 
 
-_CITATION = re.compile(r'<pre class="rn-citation" data-generated-from="CITATION\.cff"><code>(.*?)</code></pre>\s*'
+_CITATION = re.compile(r'<pre class="rn-citation" data-generated-from="CITATION\.cff"><code>(.*?)</code></pre>(?:</div>)?\s*'
                        r'<p class="rn-citation-text">(.*?)</p>', re.S)
 _BIB_ENTRY = re.compile(r"@(\w+)\{([^,\s]+),\s*(.*)\}\s*$", re.S)
 _BIB_FIELD = re.compile(r"(\w+)\s*=\s*")

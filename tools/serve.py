@@ -19,7 +19,7 @@ import sys
 import threading
 from pathlib import Path
 
-from tools.build import BUILDER
+from tools.builder import BUILDER
 
 ROOT = Path(__file__).resolve().parent.parent
 WATCHED = ("hooks",)
