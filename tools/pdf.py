@@ -22,6 +22,7 @@ import os
 import re
 import sys
 import tempfile
+import threading
 from pathlib import Path, PurePosixPath
 from urllib.parse import urljoin, urlsplit
 
@@ -114,7 +115,25 @@ def print_page(site: Path, lang: str, facts: site_facts.Facts, commit: str | Non
 
 
 def print_pdf(html_text: str, site: Path, out: Path, footer_lang: str = "") -> None:
-    """Print ``html_text`` (placed at the site root, served as published) to ``out`` with Chromium."""
+    """Print ``html_text`` (placed at the site root, served as published) to ``out`` with Chromium, in a
+    thread of its own: Playwright's sync API refuses a thread where an asyncio loop runs (as in pytest,
+    after the browser tests)."""
+    failed: list[BaseException] = []
+
+    def work():
+        try:
+            _print_pdf(html_text, site, out)
+        except BaseException as err:  # noqa: BLE001 - raised in the caller's thread
+            failed.append(err)
+
+    thread = threading.Thread(target=work, name="print to PDF")
+    thread.start()
+    thread.join()
+    if failed:
+        raise failed[0]
+
+
+def _print_pdf(html_text: str, site: Path, out: Path) -> None:
     from playwright.sync_api import sync_playwright
 
     out.parent.mkdir(parents=True, exist_ok=True)
