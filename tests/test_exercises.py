@@ -11,6 +11,8 @@ a real chapter.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from hooks import site_facts
@@ -54,26 +56,29 @@ def _cells(lang: str, slug: str, text: str | None = None):
 
 def notebook_problems(lang: str, slug: str, cells) -> list[str]:
     """What the notebook of ``docs/<lang>/<slug>.md`` lacks of the page's exercises: each task (its heading
-    and text) before the solutions heading, then each solution's heading, its code cells (the snippets the
-    solution includes, with their verified outputs) in order."""
+    and text) before the solutions heading, then each solution's heading followed by its code cells (the
+    snippets the solution includes, with their verified outputs)."""
     where = f"docs/{lang}/notebooks/{slug}.ipynb"
     section = exercises.parse(_text(lang, slug))
     words = exercises.strings(lang)
-    md = ["".join(c.source) if c.cell_type == "markdown" else None for c in cells]
-    solutions_at = next((i for i, s in enumerate(md) if s and f"## {words['solutions']}\n" in s + "\n"), None)
+    events = []  # the notebook in reading order: each markdown line, each code cell
+    for c in cells:
+        events += [("md", line) for line in "".join(c.source).splitlines()] if c.cell_type == "markdown" else [("code", c)]
+    text = "\n".join(e for kind, e in events if kind == "md")
+    solutions_at = next((i for i, (kind, e) in enumerate(events) if kind == "md" and e == f"## {words['solutions']}"), None)
     if solutions_at is None:
-        return [f"{where}: no `## {words['solutions']}` cell"]
+        return [f"{where}: no `## {words['solutions']}` heading"]
     found = []
     for ex in section.exercises:
+        heads = [i for i, (kind, e) in enumerate(events) if kind == "md" and e == f"### {ex.heading}"]
         task = notebooks.notebook_markdown(ex.task, lang, slug)
-        tasks = [i for i, s in enumerate(md[:solutions_at]) if s and f"### {ex.heading}" in s]
-        if not tasks or task not in md[tasks[0]]:
-            found.append(f"{where}: the task of {ex.id} ({ex.heading!r}) is not a markdown cell before the solutions")
-        heads = [i for i, s in enumerate(md) if s and i >= solutions_at and f"### {ex.heading}" in s]
-        if not heads:
-            found.append(f"{where}: no solution cell for {ex.id} after `## {words['solutions']}`")
+        if not heads or heads[0] > solutions_at or f"### {ex.heading}\n\n{task}" not in text:
+            found.append(f"{where}: the task of {ex.id} ({ex.heading!r}) is not in the notebook before the solutions")
+        after = [i for i in heads if i > solutions_at]
+        if not after:
+            found.append(f"{where}: no solution for {ex.id} after `## {words['solutions']}`")
             continue
-        later = [c for c in cells[heads[0]:] if c.cell_type == "code"]
+        later = [e for kind, e in events[after[0]:] if kind == "code"]
         for name in sources.includes(ex.solution):
             blocks = snippets.extract(snippets.SNIPPETS / name)
             code = [c for c in later if c.metadata.get("snippet") == f"snippets/{name}"]
@@ -180,8 +185,10 @@ def test_the_notebook_meets_the_tasks_before_the_solutions():
     for lang in SITE.languages:
         cells = _cells(lang, EXAMPLE)
         words = exercises.strings(lang)
-        md = ["".join(c.source) for c in cells if c.cell_type == "markdown"]
-        at = [i for i, s in enumerate(md) if s.startswith(f"## {words['section']}")]
-        sol = [i for i, s in enumerate(md) if s.startswith(f"## {words['solutions']}")]
+        md = "\n\n".join("".join(c.source) for c in cells if c.cell_type == "markdown")
+        at = [m.start() for m in re.finditer(f"^## {re.escape(words['section'])}$", md, re.M)]
+        sol = [m.start() for m in re.finditer(f"^## {re.escape(words['solutions'])}$", md, re.M)]
         assert len(at) == 1 and len(sol) == 1 and at[0] < sol[0], (lang, at, sol)
-        assert "\\(" not in "".join(md[at[0]:]) and "](#" not in "".join(md[at[0]:]), "page markup left in the notebook"
+        assert "\\(" not in md[at[0]:] and "](#" not in md[at[0]:], "page markup left in the notebook"
+        pairs = zip(cells, cells[1:])
+        assert not any(a.cell_type == b.cell_type == "markdown" for a, b in pairs), f"{lang}: two markdown cells in a row"

@@ -285,7 +285,11 @@ def build(lang: str, slug: str, docs: Path | None = None, snippet_dir: Path = sn
     flush()
     if section is not None:
         more, more_ids = _exercise_cells(section, lang, slug, snippet_dir, taken, count)
-        cells.extend(more)
+        for cell in more:  # a task or a solution without code joins the markdown cell before it
+            if cell.cell_type == "markdown" and cells and cells[-1].cell_type == "markdown":
+                cells[-1].source += "\n\n" + cell.source
+            else:
+                cells.append(cell)
         heading_ids.extend(more_ids)
 
     nb = nbformat.v4.new_notebook()
