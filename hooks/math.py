@@ -87,7 +87,16 @@ _TEX_COMMAND = re.compile(r"\\[a-zA-Z]+|[{}_^\\\s]")
 
 
 def _replace(match: re.Match, where: str) -> str:
-    body = html.unescape(match.group("body")).strip()
+    return _render(html.unescape(match.group("body")).strip(), where)
+
+
+def render(tex: str, display: bool, where: str) -> str:
+    """One formula as the pages show it, for math that reaches a page without arithmatex (the
+    markdown cells of a notebook page, ``hooks/notebooks.py``)."""
+    return _render(f"\\[{tex}\\]" if display else f"\\({tex}\\)", where)
+
+
+def _render(body: str, where: str) -> str:
     if body.startswith("\\(") and body.endswith("\\)"):
         mathml = _to_mathml(body[2:-2], False, where)
         if len(_TEX_COMMAND.sub("", body[2:-2])) > WIDE_INLINE:

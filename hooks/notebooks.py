@@ -151,6 +151,30 @@ _HEADING = re.compile(r'<h(?P<level>[1-6])(?P<attrs>[^>]*)>(?P<inner>.*?)</h(?P=
 _ANCHOR = re.compile(r'<a class="anchor-link"[^>]*>.*?</a>', re.S)
 
 
+# a markdown cell as nbconvert renders it (its math left as $…$ / $$…$$ text for MathJax, which this site has not)
+_MARKDOWN_OUTPUT = re.compile(r'(<div class="jp-RenderedHTMLCommon jp-RenderedMarkdown[^"]*"[^>]*>)(.*?)(</div>)', re.S)
+_DOLLAR_MATH = re.compile(r"\$\$(?P<display>.+?)\$\$|\$(?P<inline>[^$]+?)\$", re.S)
+_CODE_SPAN = re.compile(r"(<code\b.*?</code>)", re.S)
+
+
+def _math(cell_html: str, where: str) -> str:
+    """The formulas of a markdown cell (the exercises, ``tools/notebooks.py``) as the chapter pages show
+    them: MathML from ``hooks/math.py``. A ``$`` left over is an unpaired delimiter: ``PluginError``."""
+    from hooks import math as math_hook  # loaded by MkDocs before this hook (mkdocs.yml lists it first)
+
+    def formula(m):
+        tex = html.unescape(m["display"] if m["display"] is not None else m["inline"]).strip()
+        return math_hook.render(tex, m["display"] is not None, where)
+
+    parts = _CODE_SPAN.split(cell_html)
+    for i in range(0, len(parts), 2):
+        parts[i] = _DOLLAR_MATH.sub(formula, parts[i])
+        if "$" in parts[i]:
+            raise PluginError(f"{where}: a markdown cell has an unpaired $ (its math must be $…$ or $$…$$): "
+                              f"{html.unescape(re.sub('<[^>]+>', '', parts[i]))[:120]!r}")
+    return "".join(parts)
+
+
 def _slim(content: str, meta: dict, counts: dict, page, config) -> str:
     content = _STYLE_OR_SCRIPT.sub("", content)
     content = _COPY_BUTTON.sub("", content)
@@ -169,6 +193,8 @@ def _slim(content: str, meta: dict, counts: dict, page, config) -> str:
     if n_text != counts["text"]:
         raise PluginError(f"{where}: {counts['text']} text outputs but {n_text} nbconvert outputs "
                           '<div class="jp-RenderedText jp-OutputArea-output"><pre>: nbconvert\'s markup changed')
+
+    content = _MARKDOWN_OUTPUT.sub(lambda m: m[1] + _math(m[2], where) + m[3], content)
 
     # headings: the ids of the chapter page, in order; a permalink like Material's
     ids = iter(meta.get("heading_ids", []))

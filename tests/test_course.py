@@ -9,7 +9,7 @@ check shown to fail on a broken fixture:
    of the installed torch (the pinned version), each linked to its page in the docs of that version.
 4. PDF edition (tools/pdf.py, ``./run pdf``): per language, enough pages, every chapter in the
    outline, prose in the edition's script, no raw TeX outside code, every font embedded, the date and
-   commit on the title page; the home pages link it.
+   commit on the title page; the home pages link it; the exercises' solutions are printed (open).
 """
 
 from __future__ import annotations
@@ -315,3 +315,43 @@ def test_a_bad_edition_is_found(built_site, tmp_path):
     # the same TeX line is allowed where it is a line of a snippet's code
     tex_line = next(p for p in found if "raw TeX" in p).split(": ", 1)[1].split(": ", 1)[1]
     assert not any("raw TeX" in p for p in pdf.problems(out, "han", [], [], {tex_line}, 1))
+
+
+def _solution_outputs(lang: str) -> list[str]:
+    """The last line of each exercise solution's snippet output, on every chapter of ``lang``."""
+    from tools import exercises, snippets, sources
+
+    found = []
+    for slug in notebooks.chapters(lang):
+        section = exercises.parse((SITE.docs / lang / f"{slug}.md").read_text(encoding="utf-8"))
+        for ex in section.exercises if section else []:
+            for name in sources.includes(ex.solution):
+                found += [b.expected.strip().splitlines()[-1] for b in snippets.extract(snippets.SNIPPETS / name)
+                          if b.expected and b.expected.strip()]
+    return found
+
+
+def test_the_pdf_editions_print_the_exercise_solutions(pdf_editions):
+    from tools import pdf
+
+    found = []
+    for lang in SITE.languages:
+        lines = _solution_outputs(lang)
+        assert lines, f"no exercise solution in {lang} prints anything: nothing to look for"
+        found += pdf.missing(pdf_editions / pdf.pdf_name(SITE, lang), lines)
+    assert not found, "\n".join(found)
+
+
+def test_a_solution_left_collapsed_is_missing_from_the_pdf(built_site, tmp_path):
+    """Mutation: a closed <details> prints only its summary (tools/pdf.py opens them before printing)."""
+    from tools import pdf
+
+    page = ('<!doctype html><html lang="en"><body><h1>T</h1><details class="success"><summary>Solution</summary>'
+            "<pre><code>n = 256 mean log -0.099</code></pre></details></body></html>")
+    out = tmp_path / "closed.pdf"
+    pdf.print_pdf(page, built_site, out)
+    assert pdf.missing(out, ["Solution"]) == []
+    found = pdf.missing(out, ["n = 256 mean log -0.099"])
+    assert found == ["closed.pdf: lacks the line 'n = 256 mean log -0.099'"], found
+    pdf.print_pdf(page.replace("<details", "<details open"), built_site, out)
+    assert pdf.missing(out, ["n = 256 mean log -0.099"]) == []

@@ -30,7 +30,7 @@ from pathlib import Path
 import nbformat
 
 from hooks import notebook_figures, site_facts
-from tools import compat, snippets, sources
+from tools import compat, exercises, snippets, sources
 from tools.files import write_atomic
 
 ROOT = site_facts.ROOT
@@ -152,9 +152,98 @@ def _figure_output(figure: Figure, where: str):
                                   metadata=notebook_figures.output_metadata(figure.name))
 
 
+_LINK = re.compile(r"\]\((?P<file>[\w-]+\.md)?(?P<anchor>#[\w-]+)?\)")
+_INLINE_MATH = re.compile(r"\\\((.+?)\\\)", re.S)
+_HEADING_ID = re.compile(r"[ \t]*\{[^}\n]*#[\w-]+[^}\n]*\}[ \t]*$", re.M)
+
+
+def notebook_markdown(md: str, lang: str, slug: str) -> str:
+    """Page markdown as a notebook's markdown cell: links to the site's public URLs (a downloaded
+    notebook has no pages beside it), inline math ``\\( … \\)`` as ``$…$`` (what Jupyter renders), no
+    heading ids."""
+    def link(m):
+        url = site_facts.load().public_url(lang, m["file"]) if m["file"] else page_url(lang, slug)
+        return f"]({url}{m['anchor'] or ''})"
+    md = _LINK.sub(lambda m: link(m) if m["file"] or m["anchor"] else m[0], md)
+    md = _INLINE_MATH.sub(lambda m: "$" + m[1].strip() + "$", md)
+    return _HEADING_ID.sub("", md)
+
+
+def _code_cells(item: str, snippet_dir: Path, taken: set[str], count: int) -> list:
+    """The code cells of one included snippet (numbered from ``count + 1``), with verified outputs."""
+    cells = []
+    for block in snippets.extract(snippet_dir / item):
+        count += 1
+        cell = nbformat.v4.new_code_cell(strip_annotations(block.code).rstrip("\n"), id=_cell_id("code-", Path(item).stem, taken))
+        cell.execution_count = count
+        cell.metadata["snippet"] = f"snippets/{item}"
+        if block.expected:
+            cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=block.expected)]
+        cells.append(cell)
+    return cells
+
+
+def _split_at_includes(md: str) -> list[str]:
+    """Markdown chunks and include names, alternating in page order (an include line is one item)."""
+    parts, chunk = [], []
+    for line in md.splitlines():
+        names = sources.includes(line)
+        if names:
+            parts += ["\n".join(chunk).strip("\n"), names[0]]
+            chunk = []
+        else:
+            chunk.append(line)
+    return parts + ["\n".join(chunk).strip("\n")]
+
+
+def _exercise_cells(section: exercises.Section, lang: str, slug: str, snippet_dir: Path, taken: set[str],
+                    count: int) -> tuple[list, list[str]]:
+    """The exercises where the page has them (each one's heading and task), then the solutions at the end,
+    after the language's "solutions" heading: a reader who runs the notebook meets the tasks first."""
+    words = exercises.strings(lang)
+    cells, ids = [], []
+
+    def add(parts: list[str], heading: str, hid: str):
+        nonlocal count
+        md = [heading]
+        ids.append(hid)
+        for i, part in enumerate(parts):
+            if i % 2 == 0:
+                if part.strip():
+                    md.append(notebook_markdown(part, lang, slug))
+                continue
+            if md:
+                cells.append(nbformat.v4.new_markdown_cell("\n\n".join(md), id=_cell_id("md-", hid, taken)))
+                md = []
+            code = _code_cells(part, snippet_dir, taken, count)
+            count += len(code)
+            cells.extend(code)
+        if md:
+            cells.append(nbformat.v4.new_markdown_cell("\n\n".join(md), id=_cell_id("md-", hid, taken)))
+
+    for n, ex in enumerate(section.exercises, 1):
+        heading = f"### {ex.heading}"
+        if n == 1:
+            heading = f"## {section.heading}\n\n{heading}"
+            ids.append(exercises.SECTION_ID)
+        add(_split_at_includes(ex.task), heading, ex.id or f"exercise-{n}")
+    for n, ex in enumerate(section.exercises, 1):
+        heading = f"### {ex.heading}"
+        if n == 1:
+            heading = f"## {words['solutions']}\n\n{heading}"
+            ids.append("solutions")
+        add(_split_at_includes(ex.solution), heading, f"solution-{n}")
+    return cells, ids
+
+
 def build(lang: str, slug: str, docs: Path | None = None, snippet_dir: Path = snippets.SNIPPETS):
     """The notebook of one chapter page, as a nbformat node."""
     text = sources.read(lang, f"{slug}.md", docs)
+    section = exercises.parse(text)
+    if section is not None:  # its cells come last (the section closes the chapter)
+        if _FIGURE.search(text, section.start, section.end):
+            raise ValueError(f"docs/{lang}/{slug}.md shows a figure in its exercises: a notebook has no place for it")
+        text = text[:section.start] + text[section.end:]
     items = _with_content(outline(text))
     title = next((h.text for h in items if isinstance(h, Heading) and h.level == 1), slug)
     cells, taken, heading_ids = [], set(), []
@@ -190,15 +279,14 @@ def build(lang: str, slug: str, docs: Path | None = None, snippet_dir: Path = sn
             owner.outputs.append(_figure_output(item, f"docs/{lang}/{slug}.md"))
             continue
         flush()
-        for block in snippets.extract(snippet_dir / item):
-            count += 1
-            cell = nbformat.v4.new_code_cell(strip_annotations(block.code).rstrip("\n"), id=_cell_id("code-", Path(item).stem, taken))
-            cell.execution_count = count
-            cell.metadata["snippet"] = f"snippets/{item}"
-            if block.expected:
-                cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=block.expected)]
-            cells.append(cell)
+        code = _code_cells(item, snippet_dir, taken, count)
+        count += len(code)
+        cells.extend(code)
     flush()
+    if section is not None:
+        more, more_ids = _exercise_cells(section, lang, slug, snippet_dir, taken, count)
+        cells.extend(more)
+        heading_ids.extend(more_ids)
 
     nb = nbformat.v4.new_notebook()
     nb.cells = cells

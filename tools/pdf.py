@@ -229,6 +229,14 @@ def problems(pdf: Path, script: str, titles: list[str], first_page: list[str], c
     return found
 
 
+def missing(pdf: Path, lines: list[str]) -> list[str]:
+    """The ``lines`` (e.g. the outputs of the exercises' solutions, printed only if their collapsed
+    ``<details>`` were opened) that the edition's text lacks; compared without whitespace, since
+    Chromium wraps long code lines."""
+    text = re.sub(r"\s+", "", _run("pdftotext", str(pdf), "-"))
+    return [f"{pdf.name}: lacks the line {line!r}" for line in lines if re.sub(r"\s+", "", line) not in text]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tools.pdf", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)

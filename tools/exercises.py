@@ -1,0 +1,199 @@
+"""A chapter's closing exercises: what a page holds, and what is wrong with it (CONTRIBUTING "Exercises").
+
+The section is the page's ``## <section> { #exercises }`` (``extra.strings.exercises`` of the page's
+language in mkdocs.yml: its word for the section, the exercise title pattern, the solution's title).
+Each ``### <title> { #exercise-N }`` under it is one exercise: its task, then exactly one collapsed
+solution ``??? success "<solution>"`` whose body is indented four spaces and may include snippets.
+
+    python -m tools.exercises [PAGE…]   # every chapter's problems (page:line), exit 1 if any
+
+``tools/notebooks.py`` turns the parsed section into notebook cells; ``tests/test_exercises.py`` checks
+every chapter with :func:`problems`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hooks import site_facts
+from tools import sources
+
+SECTION_ID = "exercises"
+MIN_EXERCISES, MAX_EXERCISES = 3, 6
+INDENT = " " * 4
+
+_H2 = re.compile(r"^#{1,2} ")
+_H3 = re.compile(r"^### (?P<text>.+?)[ \t]*(?:\{[^}\n]*#(?P<id>[\w-]+)[^}\n]*\})?[ \t]*$")
+_SECTION = re.compile(r"^## (?P<text>.+?)[ \t]*\{[^}\n]*#" + SECTION_ID + r"\b[^}\n]*\}[ \t]*$")
+_ADMONITION = re.compile(r'^(?P<mark>\?\?\?\+?|!!!)[ \t]+(?P<kind>[\w-]+)(?:[ \t]+"(?P<title>[^"\n]*)")?[ \t]*$')
+
+
+@dataclass
+class Exercise:
+    line: int  # of its heading, 1-based
+    id: str | None
+    heading: str  # the heading's text, without its id
+    task: str  # markdown between the heading and the solution
+    solutions: list[tuple[int, str | None, str]] = field(default_factory=list)  # (line, kind, title) of each admonition
+    solution: str = ""  # the first solution's body, dedented
+    trailing: int | None = None  # line of unindented text after the solution (not allowed)
+
+    def includes(self) -> list[str]:
+        return sources.includes(self.task) + sources.includes(self.solution)
+
+
+@dataclass
+class Section:
+    line: int  # of its heading
+    heading: str
+    start: int  # offsets of the section in the page's text
+    end: int
+    exercises: list[Exercise]
+
+
+def strings(lang: str) -> dict:
+    return site_facts.load().text(lang, "exercises")
+
+
+def parse(text: str) -> Section | None:
+    """The page's exercises section, or None when it has none."""
+    lines = text.splitlines(keepends=True)
+    offsets = [0]
+    for ln in lines:
+        offsets.append(offsets[-1] + len(ln))
+    start = next((i for i, ln in enumerate(lines) if _SECTION.match(ln.rstrip("\n"))), None)
+    if start is None:
+        return None
+    end = next((i for i in range(start + 1, len(lines)) if _H2.match(lines[i])), len(lines))
+    heading = _SECTION.match(lines[start].rstrip("\n"))["text"]
+    exercises: list[Exercise] = []
+    body = lines[start + 1:end]
+    marks = [i for i, ln in enumerate(body) if ln.startswith("### ")] + [len(body)]
+    for a, b in zip(marks, marks[1:]):
+        m = _H3.match(body[a].rstrip("\n"))
+        ex = Exercise(line=start + 2 + a, id=m["id"], heading=m["text"], task="")
+        task, sol, state = [], [], "task"
+        for j in range(a + 1, b):
+            ln = body[j]
+            adm = _ADMONITION.match(ln.rstrip("\n"))
+            if adm:  # an unindented admonition line (one nested in the solution is indented: its body)
+                ex.solutions.append((start + 2 + j, adm["kind"], adm["title"]))
+                state = "solution-body" if len(ex.solutions) == 1 else "other"
+                continue
+            if state == "task":
+                task.append(ln)
+            elif state == "solution-body":
+                if ln.strip() and not ln.startswith(INDENT):
+                    state = "after"
+                    ex.trailing = ex.trailing or start + 2 + j
+                else:
+                    sol.append(ln[len(INDENT):] if ln.startswith(INDENT) else ln.lstrip(" \t"))
+            elif ln.strip() and not ln.startswith(INDENT) and ex.trailing is None:  # after it, or another's body
+                ex.trailing = start + 2 + j
+        ex.task, ex.solution = "".join(task).strip("\n"), "".join(sol).strip("\n")
+        exercises.append(ex)
+    return Section(line=start + 1, heading=heading, start=offsets[start], end=offsets[end], exercises=exercises)
+
+
+def _title_pattern(lang: str) -> re.Pattern:
+    parts = re.split(r"(\{n\}|\{title\})", strings(lang)["title"])
+    rx = "".join({"{n}": r"(?P<n>\d+)", "{title}": r"(?P<title>\S.*)"}.get(p, re.escape(p)) for p in parts)
+    return re.compile(rx + "$")
+
+
+def problems(lang: str, page: str, text: str) -> list[str]:
+    """What is wrong with the exercises of ``docs/<lang>/<page>``, each naming page:line."""
+    where = f"docs/{lang}/{page}"
+    words = strings(lang)
+    section = parse(text)
+    if section is None:
+        return [f"{where}: no exercises section (`## {words['section']} {{ #{SECTION_ID} }}`)"]
+    found = []
+    if section.heading != words["section"]:
+        found.append(f"{where}:{section.line}: the exercises section is titled {section.heading!r}, "
+                     f"expected {words['section']!r}")
+    n = len(section.exercises)
+    if not MIN_EXERCISES <= n <= MAX_EXERCISES:
+        found.append(f"{where}:{section.line}: {n} exercises; a chapter has {MIN_EXERCISES} to {MAX_EXERCISES}")
+    title = _title_pattern(lang)
+    for number, ex in enumerate(section.exercises, 1):
+        at = f"{where}:{ex.line}"
+        if ex.id != f"exercise-{number}":
+            found.append(f"{at}: exercise {number} has the id {ex.id!r}, expected 'exercise-{number}'")
+        m = title.match(ex.heading)
+        if not m or int(m["n"]) != number:
+            found.append(f"{at}: heading {ex.heading!r} is not {words['title'].format(n=number, title='…')!r}")
+        if not ex.task.strip():
+            found.append(f"{at}: exercise {number} has no task before its solution")
+        good = [s for s in ex.solutions if s[1] == "success" and s[2] == words["solution"]]
+        if len(ex.solutions) != 1 or len(good) != 1:
+            shown = ", ".join(f"line {ln}: {k} {t!r}" for ln, k, t in ex.solutions) or "none"
+            found.append(f"{at}: exercise {number} needs exactly one solution `??? success \"{words['solution']}\"` "
+                         f"and no other admonition; found {shown}")
+        elif ex.solutions[0][0] and not ex.solution.strip():
+            found.append(f"{where}:{ex.solutions[0][0]}: exercise {number}'s solution is empty "
+                         f"(its body is indented four spaces)")
+        if ex.trailing:
+            found.append(f"{where}:{ex.trailing}: text after exercise {number}'s solution, outside it "
+                         "(indent it four spaces, or move it into the task)")
+    after = text[section.end:]
+    if sources.includes(after):
+        found.append(f"{where}: snippets included after the exercises section: the exercises close the chapter")
+    return found
+
+
+def differences(texts: dict[str, str], page: str) -> list[str]:
+    """How the languages' exercises of one page differ from the default language's: the exercise ids,
+    and each exercise's snippet includes in order (``texts``: the page's text per language)."""
+    default = site_facts.load().default
+    sections = {lang: parse(text) for lang, text in texts.items()}
+    base = sections[default]
+    found = []
+    for lang, section in sections.items():
+        if lang == default or (section is None and base is None):
+            continue
+        where = f"docs/{lang}/{page}"
+        if (section is None) != (base is None):
+            found.append(f"{where}: {'no' if section is None else 'an'} exercises section, "
+                         f"docs/{default}/{page} has {'one' if section is None else 'none'}")
+            continue
+        ids, base_ids = [e.id for e in section.exercises], [e.id for e in base.exercises]
+        if ids != base_ids:
+            found.append(f"{where}:{section.line}: exercise ids {ids}, docs/{default}/{page} has {base_ids}")
+        for ex, other in zip(section.exercises, base.exercises):
+            if ex.includes() != other.includes():
+                found.append(f"{where}:{ex.line}: {ex.id} includes {ex.includes()}, docs/{default}/{page}:"
+                             f"{other.line} includes {other.includes()}")
+    return found
+
+
+def main(argv: list[str] | None = None) -> int:
+    from tools import notebooks  # the chapters are the pages with a notebook
+
+    parser = argparse.ArgumentParser(prog="python -m tools.exercises", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("pages", nargs="*", help="docs/<lang>/<page>.md (default: every chapter)")
+    args = parser.parse_args(argv)
+    facts = site_facts.load()
+    targets = [Path(p) for p in args.pages] or [facts.docs / lang / f"{slug}.md" for lang in facts.languages
+                                                 for slug in notebooks.chapters(lang)]
+    found = []
+    for path in targets:
+        path = path.resolve()
+        lang = path.parent.name
+        found += problems(lang, path.name, path.read_text(encoding="utf-8"))
+    for page in sorted({Path(p).name for p in targets}):
+        texts = {lang: (facts.docs / lang / page).read_text(encoding="utf-8") for lang in facts.languages}
+        found += differences(texts, page)
+    for p in found:
+        print(p)
+    print(f"exercises: {len(targets)} pages, {len(found)} problems")
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
