@@ -179,6 +179,29 @@ def test_changed_nbconvert_markup_fails_naming_it(tmp_path):
         notebooks._slim(html.replace("jp-RenderedText", "jp-Text"), {}, counts, page, _config())
 
 
+def test_notebook_markdown_math_is_rendered_as_mathml_and_an_unpaired_dollar_fails(tmp_path):
+    """The exercises' markdown cells hold $…$ math (tools/notebooks.py); the notebook page shows it as
+    the chapters do, through hooks/math.py, since the site loads no MathJax."""
+    import nbformat
+
+    from hooks import notebooks
+
+    def slim(markdown: str) -> str:
+        nb = nbformat.v4.new_notebook()
+        nb.cells = [nbformat.v4.new_markdown_cell(markdown)]
+        path = tmp_path / "m.ipynb"
+        nbformat.write(nb, path)
+        page = SimpleNamespace(file=SimpleNamespace(src_uri="notebooks/m.ipynb"), url="notebooks/m/", toc=None)
+        return notebooks._slim(_convert(path), {"heading_ids": ["m"]}, notebooks.cell_counts(json.loads(path.read_text())),
+                               page, _config())
+
+    out = slim("# M\n\nA gain of $\\sqrt{50/512} \\approx 0.31$, and\n\n$$\n\\frac{n}{2}\n$$\n\nwith `$HOME` as code.")
+    assert out.count("<math") == 2 and 'data-tex="\\sqrt{50/512} \\approx 0.31"' in out and 'display="block"' in out
+    assert "$HOME" in out and "0.31$" not in out
+    with pytest.raises(PluginError, match=r"notebooks/m.ipynb: a markdown cell has an unpaired \$"):
+        slim("# M\n\nIt costs $5 to run.")
+
+
 def test_a_page_mkdocs_jupyter_did_not_convert_fails():
     from hooks import notebooks
 

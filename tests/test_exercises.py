@@ -1,0 +1,187 @@
+"""Every chapter closes with 3 to 6 exercises, each with one collapsed solution that runs (issue 21,
+CONTRIBUTING "Exercises"), the same in every language, and the chapter's notebook carries them: the
+tasks where the page has them, the solutions with their code and verified outputs at the end.
+
+The chapters are the pages with a notebook (``tools.notebooks.chapters``: every page that includes a
+snippet, the home page aside), so the glossary and the references need none. The solutions' snippets are
+ordinary snippets (checked on the four reader machines by ``tests/test_snippets.py``); the PDF prints
+them open (``tests/test_course.py``). Each check is shown to fail, naming the page, on a mutated copy of
+a real chapter.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from hooks import site_facts
+from tools import exercises, notebooks, snippets, sources
+
+SITE = site_facts.load()
+CHAPTERS = notebooks.chapters()
+EXAMPLE = "why-depth-is-hard"  # CONTRIBUTING's worked example
+
+
+def _text(lang: str, slug: str) -> str:
+    return sources.read(lang, f"{slug}.md")
+
+
+@pytest.mark.parametrize("slug", CHAPTERS)
+def test_each_chapter_has_its_exercises_in_every_language(slug):
+    found = [p for lang in SITE.languages for p in exercises.problems(lang, f"{slug}.md", _text(lang, slug))]
+    found += exercises.differences({lang: _text(lang, slug) for lang in SITE.languages}, f"{slug}.md")
+    assert not found, "\n".join(found)
+
+
+def test_the_chapters_are_the_pages_with_notebooks():
+    assert EXAMPLE in CHAPTERS and "index" not in CHAPTERS
+    assert not {"glossary", "references"} & set(CHAPTERS), CHAPTERS
+    assert set(CHAPTERS) == {p.removesuffix(".md") for p in SITE.nav_pages} - {"index", "glossary", "references"}
+
+
+def _cells(lang: str, slug: str, text: str | None = None):
+    if text is None:
+        return notebooks.build(lang, slug).cells
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as tmp:
+        docs = Path(tmp)
+        for other in SITE.languages:
+            (docs / other).mkdir()
+            (docs / other / f"{slug}.md").write_text(text if other == lang else _text(other, slug), encoding="utf-8")
+        return notebooks.build(lang, slug, docs).cells
+
+
+def notebook_problems(lang: str, slug: str, cells) -> list[str]:
+    """What the notebook of ``docs/<lang>/<slug>.md`` lacks of the page's exercises: each task (its heading
+    and text) before the solutions heading, then each solution's heading, its code cells (the snippets the
+    solution includes, with their verified outputs) in order."""
+    where = f"docs/{lang}/notebooks/{slug}.ipynb"
+    section = exercises.parse(_text(lang, slug))
+    words = exercises.strings(lang)
+    md = ["".join(c.source) if c.cell_type == "markdown" else None for c in cells]
+    solutions_at = next((i for i, s in enumerate(md) if s and f"## {words['solutions']}\n" in s + "\n"), None)
+    if solutions_at is None:
+        return [f"{where}: no `## {words['solutions']}` cell"]
+    found = []
+    for ex in section.exercises:
+        task = notebooks.notebook_markdown(ex.task, lang, slug)
+        tasks = [i for i, s in enumerate(md[:solutions_at]) if s and f"### {ex.heading}" in s]
+        if not tasks or task not in md[tasks[0]]:
+            found.append(f"{where}: the task of {ex.id} ({ex.heading!r}) is not a markdown cell before the solutions")
+        heads = [i for i, s in enumerate(md) if s and i >= solutions_at and f"### {ex.heading}" in s]
+        if not heads:
+            found.append(f"{where}: no solution cell for {ex.id} after `## {words['solutions']}`")
+            continue
+        later = [c for c in cells[heads[0]:] if c.cell_type == "code"]
+        for name in sources.includes(ex.solution):
+            blocks = snippets.extract(snippets.SNIPPETS / name)
+            code = [c for c in later if c.metadata.get("snippet") == f"snippets/{name}"]
+            if len(code) != len(blocks) or any("".join(c.outputs[0].text) != b.expected
+                                                for c, b in zip(code, blocks) if b.expected):
+                found.append(f"{where}: the solution of {ex.id} lacks snippets/{name} with its verified output")
+    return found
+
+
+@pytest.mark.parametrize("slug", CHAPTERS)
+def test_each_notebook_carries_its_chapters_exercises(slug):
+    found = []
+    for lang in SITE.languages:
+        if exercises.parse(_text(lang, slug)) is not None:
+            found += notebook_problems(lang, slug, _cells(lang, slug))
+    assert not found, "\n".join(found)
+
+
+# ------------------------------------------------------------------ mutations: each check names the page
+
+def _mutated(lang: str, old: str, new: str) -> str:
+    text = _text(lang, EXAMPLE)
+    assert old in text, f"docs/{lang}/{EXAMPLE}.md no longer holds {old!r}: update the mutation"
+    return text.replace(old, new, 1)
+
+
+def test_a_missing_solution_is_named():
+    lang = SITE.default
+    title = exercises.strings(lang)["solution"]
+    text = _mutated(lang, f'??? success "{title}"', "")
+    found = exercises.problems(lang, f"{EXAMPLE}.md", text)
+    assert any(p.startswith(f"docs/{lang}/{EXAMPLE}.md:") and "exactly one solution" in p for p in found), found
+
+
+def test_a_solution_with_another_title_or_kind_is_named():
+    lang = SITE.languages[-1]
+    title = exercises.strings(lang)["solution"]
+    for new in (f'??? note "{title}"', '??? success "Answer"', f'!!! success "{title}"\n\n    Open.\n\n??? success "{title}"'):
+        found = exercises.problems(lang, f"{EXAMPLE}.md", _mutated(lang, f'??? success "{title}"', new))
+        if new.startswith("!!!"):
+            assert any("exactly one solution" in p for p in found), (new, found)
+        else:
+            assert any(p.startswith(f"docs/{lang}/{EXAMPLE}.md:") and "exactly one solution" in p for p in found), (new, found)
+
+
+def test_a_chapter_without_its_section_is_named():
+    for lang in SITE.languages:
+        section = exercises.parse(_text(lang, EXAMPLE))
+        text = _text(lang, EXAMPLE)
+        text = text[:section.start] + text[section.end:]
+        assert exercises.problems(lang, f"{EXAMPLE}.md", text) == [
+            f"docs/{lang}/{EXAMPLE}.md: no exercises section "
+            f"(`## {exercises.strings(lang)['section']} {{ #{exercises.SECTION_ID} }}`)"]
+        others = {other: (text if other == lang else _text(other, EXAMPLE)) for other in SITE.languages}
+        if lang != SITE.default:
+            assert any(p.startswith(f"docs/{lang}/{EXAMPLE}.md: no exercises section") for p in
+                       exercises.differences(others, f"{EXAMPLE}.md"))
+
+
+def test_an_include_changed_in_one_language_is_named():
+    lang = next(x for x in SITE.languages if x != SITE.default)
+    name = exercises.parse(_text(lang, EXAMPLE)).exercises[0].includes()[0]
+    text = _mutated(lang, f'--8<-- "{name}"', f'--8<-- "{EXAMPLE}/default-init.md"')
+    found = exercises.differences({**{x: _text(x, EXAMPLE) for x in SITE.languages}, lang: text}, f"{EXAMPLE}.md")
+    assert len(found) == 1 and found[0].startswith(f"docs/{lang}/{EXAMPLE}.md:") and "exercise-1 includes" in found[0], found
+
+
+def test_wrong_ids_titles_counts_and_trailing_text_are_named():
+    lang = SITE.languages[-1]
+    text = _text(lang, EXAMPLE)
+    section = exercises.parse(text)
+    ex = section.exercises[0]
+    where = f"docs/{lang}/{EXAMPLE}.md:"
+    cases = {
+        "has the id 'exercise-one'": text.replace("{ #exercise-1 }", "{ #exercise-one }", 1),
+        "is not": text.replace(f"### {ex.heading}", "### " + ex.heading.split(" ", 2)[-1], 1),
+        "a chapter has 3 to 6": text[:section.end] + "".join(
+            f"### {exercises.strings(lang)['title'].format(n=n, title='T')} {{ #exercise-{n} }}\n\nTask.\n\n"
+            f'??? success "{exercises.strings(lang)["solution"]}"\n\n    Answer.\n\n' for n in range(2, 9)) + text[section.end:],
+        f"text after exercise {len(section.exercises)}'s solution": text[:section.end] + "Stray paragraph.\n\n"
+        + text[section.end:],
+    }
+    for expected, mutated in cases.items():
+        found = exercises.problems(lang, f"{EXAMPLE}.md", mutated)
+        assert any(p.startswith(where) and expected in p for p in found), (expected, found)
+
+
+def test_a_notebook_without_a_solution_or_a_task_is_named():
+    lang = SITE.default
+    cells = _cells(lang, EXAMPLE)
+    assert notebook_problems(lang, EXAMPLE, cells) == []
+    solution_code = [i for i, c in enumerate(cells) if c.cell_type == "code" and "exercise-" in c.metadata["snippet"]]
+    assert solution_code, "the example's notebook has no solution code cell"
+    found = notebook_problems(lang, EXAMPLE, [c for i, c in enumerate(cells) if i != solution_code[0]])
+    assert any(p.startswith(f"docs/{lang}/notebooks/{EXAMPLE}.ipynb:") and "lacks snippets/" in p for p in found), found
+    # the page's exercises dropped from the notebook (a notebook built from the page without its section)
+    text = _text(lang, EXAMPLE)
+    section = exercises.parse(text)
+    found = notebook_problems(lang, EXAMPLE, _cells(lang, EXAMPLE, text[:section.start] + text[section.end:]))
+    assert found and all(p.startswith(f"docs/{lang}/notebooks/{EXAMPLE}.ipynb:") for p in found), found
+
+
+def test_the_notebook_meets_the_tasks_before_the_solutions():
+    for lang in SITE.languages:
+        cells = _cells(lang, EXAMPLE)
+        words = exercises.strings(lang)
+        md = ["".join(c.source) for c in cells if c.cell_type == "markdown"]
+        at = [i for i, s in enumerate(md) if s.startswith(f"## {words['section']}")]
+        sol = [i for i, s in enumerate(md) if s.startswith(f"## {words['solutions']}")]
+        assert len(at) == 1 and len(sol) == 1 and at[0] < sol[0], (lang, at, sol)
+        assert "\\(" not in "".join(md[at[0]:]) and "](#" not in "".join(md[at[0]:]), "page markup left in the notebook"
