@@ -231,9 +231,9 @@ def problems(pdf: Path, script: str, titles: list[str], first_page: list[str], c
 
 def missing(pdf: Path, lines: list[str]) -> list[str]:
     """The ``lines`` (e.g. the outputs of the exercises' solutions, printed only if their collapsed
-    ``<details>`` were opened) that the edition's text lacks; compared without whitespace, since
-    Chromium wraps long code lines."""
-    text = re.sub(r"\s+", "", _run("pdftotext", str(pdf), "-"))
+    ``<details>`` were opened) that the edition's text lacks. The text is read with ``-layout``, which keeps
+    a printed table's row on one line, and compared without whitespace, since Chromium wraps long code lines."""
+    text = re.sub(r"\s+", "", _run("pdftotext", "-layout", str(pdf), "-"))
     return [f"{pdf.name}: lacks the line {line!r}" for line in lines if re.sub(r"\s+", "", line) not in text]
 
 
