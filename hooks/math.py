@@ -84,6 +84,14 @@ def _to_mathml(tex: str, display: bool, where: str) -> str:
 # line; they are marked so that site.css gives them their own scrolling line there
 WIDE_INLINE = 24
 _TEX_COMMAND = re.compile(r"\\[a-zA-Z]+|[{}_^\\\s]")
+_ENVIRONMENT = re.compile(r"\\(?:begin|end)\{[a-zA-Z*]+\}")
+
+
+def drawn_width(tex: str) -> int:
+    """Roughly how many characters wide an inline formula is drawn: commands and braces count
+    nothing, and a matrix's rows are stacked, so it is as wide as its widest row."""
+    rows = _ENVIRONMENT.sub("", tex).split("\\\\")
+    return max(len(_TEX_COMMAND.sub("", row).replace("&", "")) for row in rows)
 
 
 def _replace(match: re.Match, where: str) -> str:
@@ -99,7 +107,7 @@ def render(tex: str, display: bool, where: str) -> str:
 def _render(body: str, where: str) -> str:
     if body.startswith("\\(") and body.endswith("\\)"):
         mathml = _to_mathml(body[2:-2], False, where)
-        if len(_TEX_COMMAND.sub("", body[2:-2])) > WIDE_INLINE:
+        if drawn_width(body[2:-2]) > WIDE_INLINE:
             return f'<span class="rn-math-wide">{mathml}</span>'
         return mathml
     if body.startswith("\\[") and body.endswith("\\]"):

@@ -373,3 +373,15 @@ def test_search_text_puts_back_the_page_as_material_leaves_it_and_fails_if_mater
     stale.content = search_text.on_page_content(html, page=stale, config=None, files=None)
     with pytest.raises(PluginError, match="left data-search"):
         search_text.on_page_context({}, page=stale, config=None, nav=None)
+
+
+def test_a_small_inline_matrix_stays_in_its_line_and_a_long_formula_gets_its_own_on_a_phone():
+    """Reader promise (the page fits a phone): hooks/math.py marks an inline formula wider than a phone's
+    line (site.css gives it a scrolling line of its own there). A matrix is drawn as wide as its widest row,
+    so a 2 x 2 one stays in the sentence (else its closing comma starts the next line)."""
+    from hooks import math as page_math
+
+    matrix = page_math.render(r"\begin{pmatrix} 1/3 & 2/3 \\ 3/7 & 4/7 \end{pmatrix}", False, "t.md")
+    long_sum = page_math.render(r"1/3 + 3/7 = 16/21 \quad 2/3 + 4/7 = 26/21", False, "t.md")
+    assert "rn-math-wide" not in matrix, matrix[:200]
+    assert long_sum.startswith('<span class="rn-math-wide">'), long_sum[:200]
