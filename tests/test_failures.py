@@ -549,7 +549,9 @@ def test_a_notebook_write_that_fails_leaves_the_old_notebook(tmp_path, monkeypat
     with pytest.raises(OSError):
         files.write_atomic(target, '{"new": true}')
     assert target.read_text(encoding="utf-8") == '{"old": true}' and sorted(tmp_path.iterdir()) == [target]
-    assert notebooks.write_atomic is files.write_atomic  # the one way notebooks are written
+    # the one way every command rewrites a file: notebooks, snippet outputs and figures, the compat table
+    from tools import compat
+    assert notebooks.write_atomic is snippets.write_atomic is compat.write_atomic is files.write_atomic
 
 
 def test_an_unclosed_fence_names_the_file_and_the_others_still_run(tmp_path):
