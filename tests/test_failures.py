@@ -104,9 +104,9 @@ def test_an_include_of_a_missing_snippet_fails_the_build(tmp_path):
     assert "nowhere/missing.md" in proc.stdout + proc.stderr
 
 
-def test_a_broken_link_or_anchor_fails_the_test_build_naming_the_page(tmp_path):
+def test_a_broken_link_or_anchor_fails_the_test_build_naming_the_page(scratch_builds, tmp_path):
     """The tests' build is ./run build's: a warning --strict counts must fail it (no `-q`)."""
-    config = copy_project(tmp_path / "project")
+    config = scratch_builds.warm_copy(tmp_path / "project")  # the clean build's caches (tests/conftest.py)
     docs = config.parent / "docs"
     _append(docs / D / "index.md", "\n[a page that does not exist](nowhere.md)\n")
     _append(docs / O / "index.md", "\n[an anchor that does not exist](glossary.md#no-such-anchor)\n")

@@ -143,40 +143,36 @@ def test_quick_runs_the_first_machine_only_without_browser_and_codeblocks_run():
     assert any("failing_or_short" in i for i in ids)  # the codeblocks module's own checks stay
 
 
-def test_a_machine_starts_its_longest_blocks_first_and_keeps_the_order_asked_for(tmp_path, monkeypatch):
-    """Blocks start longest first by compat/results.json's seconds (an unmeasured one first of all);
-    results come back in file order; without the file, file order. The worker really starts them in
-    that order (each block prints when it started)."""
-    names = ["short", "long", "unmeasured", "middle"]
+SPIN = "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.4:\n    pass\nprint('spin', time.time_ns())\n"
+NAP = "import time\nprint('nap', time.time_ns())\ntime.sleep(0.6)\n"
+
+
+def test_a_machine_starts_its_longest_blocks_first_keeps_the_order_asked_for_and_counts_cpu(tmp_path, monkeypatch):
+    """Blocks start longest first by compat/results.json's seconds (unmeasured ones first of all, in
+    file order); results come back in file order; without the file, file order. The worker really
+    starts them in that order (each block prints when it started). ``Result.cpu`` (what
+    ``tools.snippets time`` sums per machine) is the block's CPU time, not its wall time: a block that
+    computes for 0.4 CPU seconds shows them, one that sleeps does not. One forkserver for all of it."""
+    names = ["short", "long", "unmeasured", "middle", "spin", "nap"]
     paths = []
     for name in names:
+        code = {"spin": SPIN, "nap": NAP}.get(name, f"import time\nprint('{name}', time.time_ns())\n")
         path = tmp_path / f"{name}.md"
-        path.write_text(f"```python\nimport time\nprint('{name}', time.time_ns())\n```\n", encoding="utf-8")
+        path.write_text(f"```python\n{code}```\n", encoding="utf-8")
         paths.append(path)
     blocks = [b for p in paths for b in snippets.extract(p)]
     measured = tmp_path / "results.json"
     outcomes = [{"name": b.name, "seconds": s} for b, s in zip(blocks, (1.0, 30.0, None, 5.0)) if s is not None]
     measured.write_text(json.dumps({"environments": [{"outcomes": outcomes}]}), encoding="utf-8")
-    assert snippets.start_first(blocks, measured) == [2, 1, 3, 0]
-    assert snippets.start_first(blocks, tmp_path / "absent.json") == [0, 1, 2, 3]
+    assert snippets.start_first(blocks, measured) == [2, 4, 5, 1, 3, 0]
+    assert snippets.start_first(blocks, tmp_path / "absent.json") == [0, 1, 2, 3, 4, 5]
 
     monkeypatch.setattr(snippets, "MEASURED", measured)
     one_at_a_time = snippets.Variant(snippets.DEFAULT.env, 1, workers=1)
     results = snippets.run(blocks, one_at_a_time)
     printed = [r.stdout.split() for r in results]
-    assert [p[0] for p in printed] == names  # the order asked for
+    assert [p[0] for p in printed] == names, [r.error for r in results]  # the order asked for
     started = sorted(range(len(names)), key=lambda i: int(printed[i][1]))
-    assert started == [2, 1, 3, 0], [names[i] for i in started]
-
-
-def test_each_result_carries_the_cpu_seconds_of_its_block(tmp_path):
-    """``Result.cpu`` (what ``tools.snippets time`` sums per machine) is the block's own CPU time, not
-    its wall time: a block that computes for 0.4 CPU seconds shows them, one that sleeps does not."""
-    spin = tmp_path / "spin.md"
-    spin.write_text("```python\nimport time\nt = time.process_time()\nwhile time.process_time() - t < 0.4:\n"
-                    "    pass\nprint('spun')\n```\n", encoding="utf-8")
-    nap = tmp_path / "sleep.md"
-    nap.write_text("```python\nimport time\ntime.sleep(0.6)\nprint('slept')\n```\n", encoding="utf-8")
-    spun, slept = snippets.run([*snippets.extract(spin), *snippets.extract(nap)])
-    assert (spun.stdout, slept.stdout) == ("spun\n", "slept\n"), (spun.error, slept.error)
-    assert spun.cpu >= 0.4 and slept.cpu < spun.cpu - 0.3 and slept.seconds >= 0.6, (spun.cpu, slept.cpu, slept.seconds)
+    assert started == [2, 4, 5, 1, 3, 0], [names[i] for i in started]
+    spin, nap = results[4], results[5]
+    assert spin.cpu >= 0.4 and nap.cpu < spin.cpu - 0.3 and nap.seconds >= 0.6, (spin.cpu, nap.cpu, nap.seconds)
