@@ -12,7 +12,7 @@ import dataclasses
 
 from hooks import site_facts
 from tools import html_scan, notebooks, parity, snippets
-from tools.build import build, copy_project, warnings
+from tools.build import build, warnings
 
 SITE = site_facts.load()
 # Tests on scratch trees use two languages: the default one (D) and another (O).
@@ -96,8 +96,8 @@ def _append(page: Path, text: str) -> None:
     page.write_text(page.read_text(encoding="utf-8") + text, encoding="utf-8")
 
 
-def test_an_include_of_a_missing_snippet_fails_the_build(tmp_path):
-    config = copy_project(tmp_path / "project")
+def test_an_include_of_a_missing_snippet_fails_the_build(scratch_builds, tmp_path):
+    config = scratch_builds.warm_copy(tmp_path / "project")  # the clean build's caches (tests/conftest.py)
     _append(config.parent / "docs" / O / "index.md", '\n--8<-- "nowhere/missing.md"\n')
     proc = build(tmp_path / "site", config)
     assert proc.returncode != 0
