@@ -176,3 +176,35 @@ def test_a_machine_starts_its_longest_blocks_first_keeps_the_order_asked_for_and
     assert started == [2, 4, 5, 1, 3, 0], [names[i] for i in started]
     spin, nap = results[4], results[5]
     assert spin.cpu >= 0.4 and nap.cpu < spin.cpu - 0.3 and nap.seconds >= 0.6, (spin.cpu, nap.cpu, nap.seconds)
+
+
+WAITING = """\
+import os
+import torch
+torch.manual_seed(0)
+a = torch.randn(600, 600, dtype=torch.float64)
+b = torch.randn(300_000)
+print(os.environ["OMP_WAIT_POLICY"], torch.get_num_threads(), (a @ a).sum().item().hex(),
+      b.sum().item().hex(), torch.nn.functional.gelu(b).sum().item().hex())
+"""
+
+
+def test_passive_openmp_waiting_changes_no_digit_on_the_oversubscribed_machine(tmp_path):
+    """Every machine runs with OMP_WAIT_POLICY=PASSIVE (idle OpenMP threads sleep instead of spinning:
+    on the 3-threads-on-2-cores machine a spinning thread takes the core from the one doing the work).
+    It decides how threads wait, not how work is split: a matrix product and two reductions large
+    enough to run in parallel print the same bits, on the machine with more threads than cores, under
+    ACTIVE (libgomp's spinning) and PASSIVE. (torch's wheel links GNU OpenMP, libgomp: Intel's
+    KMP_BLOCKTIME does nothing here.)"""
+    label = next(lab for lab in snippets.VARIANTS if "more threads than cores" in lab)
+    machine = snippets.VARIANTS[label]
+    path = tmp_path / "waiting.md"
+    path.write_text(f"```python\n{WAITING}```\n", encoding="utf-8")
+    blocks = snippets.extract(path)
+    printed = {}
+    for policy in ("PASSIVE", "ACTIVE"):
+        [result] = snippets.run(blocks, snippets.Variant({**machine.env, "OMP_WAIT_POLICY": policy}, machine.threads, 1))
+        assert result.error is None, result.error
+        printed[policy] = result.stdout.split()
+    assert [p[:2] for p in printed.values()] == [["PASSIVE", str(machine.threads)], ["ACTIVE", str(machine.threads)]]
+    assert printed["PASSIVE"][2:] == printed["ACTIVE"][2:], printed
