@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 from pathlib import Path
@@ -46,5 +47,10 @@ def compact(html: str) -> str:
     return "".join(parts)
 
 
+# A page whose HTML did not change since the last build in this process (every page but the edited
+# ones on a `mkdocs serve` reload) is compacted once; 128 pages of ~0.2 MB at most are kept.
+_compact_once = functools.lru_cache(maxsize=128)(compact)
+
+
 def on_post_page(output: str, **kwargs) -> str:
-    return compact(output)
+    return _compact_once(output)

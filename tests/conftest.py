@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from tools import snippets  # noqa: E402
 from tools.background import Background, stop_descendants  # noqa: E402
-from tools.build import build  # noqa: E402
+from tools.build import build, copy_project  # noqa: E402
 
 SNIPPET_SECONDS: dict[str, float] = {}  # wall time of each reader machine, for the summary
 QUICK_SKIPS = ("tests/test_browser.py",)  # what --quick leaves out, with the codeblocks run and other machines
@@ -150,6 +150,77 @@ def built_site() -> Path:
     if proc.returncode != 0:
         pytest.fail(f"mkdocs build --strict failed:\n{proc.stdout}\n{proc.stderr}", pytrace=False)
     return out
+
+
+class ScratchBuilds:
+    """The builds in scratch copies of the project (tools/build.py), shared by every test module that
+    needs one: each named build once per session, on first request; ``get(name)`` -> (site, process).
+
+    ``root`` (the ``mkdocs`` console script in the copy's folder) and ``other-cwd`` (``-f`` from another
+    folder) start clean, with no ``.cache``: they are the clean builds (two clean builds are identical,
+    a cold build with the highlight cache is the build without it). Every other copy starts *warm*,
+    with a copy of the ``root`` build's ``.cache`` (math font subset, highlighted blocks, compiled
+    templates, converted notebooks: 26 -> 10 CPU seconds a build, measured under load), because what
+    it tests is a command or a broken page, not a cold start; the warm and the clean builds are
+    compared byte for byte (``test_properdocs_builds_the_same_site``, ``tests/test_build_speed.py``).
+    """
+
+    CLEAN = ("root", "other-cwd")
+
+    def __init__(self, tmp: Path):
+        self.tmp = tmp
+        self._done: dict[str, tuple[Path, subprocess.CompletedProcess]] = {}
+
+    def project(self, name: str) -> Path:
+        """The scratch copy ``name`` (its folder), made on first use: clean or warm (see above)."""
+        folder = self.tmp / name / "project"
+        if not folder.exists():
+            if name in self.CLEAN:
+                copy_project(folder)
+            else:
+                self.warm_copy(folder)
+        return folder
+
+    def warm_copy(self, dest: Path, without: tuple[str, ...] = ()) -> Path:
+        """A scratch copy in ``dest`` holding the ``root`` build's ``.cache`` (but the folders named in
+        ``without``); returns its mkdocs.yml."""
+        config = copy_project(dest)
+        self.site("root")
+        shutil.copytree(self.project("root") / ".cache", dest / ".cache", ignore=shutil.ignore_patterns(*without))
+        return config
+
+    def get(self, name: str) -> tuple[Path, subprocess.CompletedProcess]:
+        from tools.build import console_script, reader_env
+
+        if name not in self._done:
+            site = self.tmp / name / "site"
+            project = self.project(name)
+            if name == "root":  # the plain command as typed in the project's folder, into its site/
+                site = project / "site"
+                proc = subprocess.run([str(console_script("mkdocs")), "build", "--strict"],
+                                      capture_output=True, text=True, env=reader_env(), cwd=project)
+            elif name == "other-cwd":  # -f from another folder
+                elsewhere = self.tmp / name / "elsewhere"
+                elsewhere.mkdir()
+                proc = build(site, project / "mkdocs.yml", program=(console_script("mkdocs"),), cwd=elsewhere)
+            else:  # a builder by its module name: python -m properdocs
+                proc = build(site, project / "mkdocs.yml", program=(sys.executable, "-m", name))
+            self._done[name] = site, proc
+        return self._done[name]
+
+    def site(self, name: str) -> Path:
+        from tools.build import warnings
+
+        site, proc = self.get(name)
+        if proc.returncode != 0 or warnings(proc):
+            shown = "\n".join(warnings(proc)) or (proc.stdout + proc.stderr)[-4000:]
+            pytest.fail(f"the {name!r} build failed (exit {proc.returncode}):\n{shown}", pytrace=False)
+        return site
+
+
+@pytest.fixture(scope="session")
+def scratch_builds(tmp_path_factory) -> ScratchBuilds:
+    return ScratchBuilds(tmp_path_factory.mktemp("scratch-builds"))
 
 
 @pytest.fixture(scope="session")

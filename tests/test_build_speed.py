@@ -16,7 +16,6 @@ import filecmp
 import functools
 import itertools
 import re
-import shutil
 import subprocess
 from pathlib import Path
 from types import SimpleNamespace
@@ -28,7 +27,7 @@ from pymdownx.superfences import SuperFencesException
 
 from hooks import highlight_cache as hc
 from hooks import provenance
-from tools.build import build, copy_project
+from tools.build import build
 
 from test_publishing import _git  # git with a fixed author, committer and date
 
@@ -176,24 +175,50 @@ def _differences(a: Path, b: Path) -> list[str]:
     return [f for f in files_a if not filecmp.cmp(a / f, b / f, shallow=False)]
 
 
-def test_a_build_with_the_cache_is_byte_identical_to_one_without(tmp_path):
-    cached = copy_project(tmp_path / "cached")
-    plain = copy_project(tmp_path / "plain")
+def test_a_build_with_the_cache_is_byte_identical_to_one_without(scratch_builds, tmp_path):
+    """The cold build with the cache is the session's clean ``-f`` build (tests/conftest.py); the one
+    without it starts from that build's other caches (fonts, templates, notebooks), not its blocks."""
+    cold = scratch_builds.site("other-cwd")
+    cached = scratch_builds.project("other-cwd") / "mkdocs.yml"
+    plain = scratch_builds.warm_copy(tmp_path / "plain", without=("highlight",))
     text = plain.read_text(encoding="utf-8")
     assert "  - hooks/highlight_cache.py" in text, "mkdocs.yml no longer lists hooks/highlight_cache.py"
     plain.write_text(re.sub(r"^  - hooks/highlight_cache\.py.*\n", "", text, flags=re.M), encoding="utf-8")
-    for label, config in (("cold", cached), ("plain", plain)):
-        proc = build(tmp_path / f"site-{label}", config)
-        assert proc.returncode == 0, proc.stdout + proc.stderr
-        if label == "cold":  # the math font subset is stamped with its save time: share it
-            shutil.copytree(cached.parent / ".cache" / "fonts", plain.parent / ".cache" / "fonts")
+    assert not (plain.parent / ".cache" / "highlight").exists()
+    proc = build(tmp_path / "site-plain", plain)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
     blocks = cached.parent / ".cache" / "highlight" / "blocks.json"
     assert blocks.exists(), "the cold build wrote no highlight cache"
     proc = build(tmp_path / "site-warm", cached)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    for label in ("cold", "warm"):
-        diff = _differences(tmp_path / "site-plain", tmp_path / f"site-{label}")
+    for label, site in (("cold", cold), ("warm", tmp_path / "site-warm")):
+        diff = _differences(tmp_path / "site-plain", site)
         assert not diff, f"the {label} build with hooks/highlight_cache.py differs from one without it: {diff[:10]}"
+
+
+# --------------------------------------------------------------------------- work done once per process
+
+def test_a_page_or_block_seen_again_in_the_process_is_not_redone_and_a_changed_one_is():
+    """On a `mkdocs serve` reload (and for the other language's copy of a block) hooks/torch_docs.py
+    and hooks/compact_html.py reuse what they made for the same input in this process: the same
+    output, no second computation; a changed input is computed again."""
+    from hooks import compact_html, torch_docs
+
+    code = _md().convert(FENCES["python"])
+    page = f"<article>\n  <p>残差\n连接</p>\n{code}\n</article>"
+    changed = page.replace("randn", "rand")
+    torch_docs._link_block.cache_clear()
+    compact_html._compact_once.cache_clear()
+    first = [torch_docs.on_page_content(page, None, None, None), compact_html.on_post_page(page)]
+    assert 'class="rn-api"' in first[0] and "残差连接" in first[1], first  # the work was done
+    again = [torch_docs.on_page_content(page, None, None, None), compact_html.on_post_page(page)]
+    assert again == first
+    assert (torch_docs._link_block.cache_info().hits, compact_html._compact_once.cache_info().hits) == (1, 1)
+    other = [torch_docs.on_page_content(changed, None, None, None), compact_html.on_post_page(changed)]
+    uncached = torch_docs._BLOCK.sub(lambda m: m.group(1) + torch_docs._link_block.__wrapped__(m.group(2))[0] + m.group(3),
+                                     changed)
+    assert other == [uncached, compact_html.compact(changed)] and other[0] != first[0] and other[1] != first[1]
+    assert (torch_docs._link_block.cache_info().misses, compact_html._compact_once.cache_info().misses) == (2, 2)
 
 
 # --------------------------------------------------------------------------- provenance: one read of git

@@ -3,7 +3,8 @@ a reader types them in the activated venv (the console script, which puts no pro
 sys.path), from the project's folder and with `-f` from another one; `python -m properdocs` builds
 the same site; two clean builds are identical; and our own code compiles without a warning.
 
-The builds run in scratch copies (tools/build.py), each once, shared by the tests of this module.
+The builds run in scratch copies (tools/build.py), each once, shared with the other modules (tests/conftest.py:
+``ScratchBuilds``): the two compared as clean builds start with no ``.cache``, the others with a copy of it.
 """
 
 from __future__ import annotations
@@ -24,55 +25,17 @@ import pytest
 from mkdocs import __version__ as mkdocs_version
 
 from hooks import site_facts
-from tools.build import build, console_script, copy_project, first_difference, reader_env, warnings as log_warnings
+from tools.build import console_script, copy_project, first_difference, reader_env, warnings as log_warnings
 
 SITE = site_facts.load()
 ROOT = site_facts.ROOT
 GENERATOR = re.compile(rb'<meta name="generator" content="[^"]*">')
 
 
-class Builds:
-    """Each build of this module once, on first request: ``get(name)`` -> (site folder, process)."""
-
-    def __init__(self, tmp: Path):
-        self.tmp = tmp
-        self._done: dict[str, tuple[Path, subprocess.CompletedProcess]] = {}
-
-    def project(self, name: str) -> Path:
-        """The scratch copy ``name`` (its folder), made on first use."""
-        folder = self.tmp / name / "project"
-        if not folder.exists():
-            copy_project(folder)
-        return folder
-
-    def get(self, name: str) -> tuple[Path, subprocess.CompletedProcess]:
-        if name not in self._done:
-            site = self.tmp / name / "site"
-            project = self.project(name)
-            if name == "root":  # the plain command as typed in the project's folder, into its site/
-                site = project / "site"
-                proc = subprocess.run([str(console_script("mkdocs")), "build", "--strict"],
-                                      capture_output=True, text=True, env=reader_env(), cwd=project)
-            elif name == "other-cwd":  # -f from another folder
-                elsewhere = self.tmp / name / "elsewhere"
-                elsewhere.mkdir()
-                proc = build(site, project / "mkdocs.yml", program=(console_script("mkdocs"),), cwd=elsewhere)
-            else:
-                proc = build(site, project / "mkdocs.yml", program=(sys.executable, "-m", name))
-            self._done[name] = site, proc
-        return self._done[name]
-
-    def site(self, name: str) -> Path:
-        site, proc = self.get(name)
-        if proc.returncode != 0 or log_warnings(proc):
-            shown = "\n".join(log_warnings(proc)) or (proc.stdout + proc.stderr)[-4000:]
-            pytest.fail(f"the {name!r} build failed (exit {proc.returncode}):\n{shown}", pytrace=False)
-        return site
-
-
 @pytest.fixture(scope="module")
-def builds(tmp_path_factory) -> Builds:
-    return Builds(tmp_path_factory.mktemp("commands"))
+def builds(scratch_builds):
+    """The scratch builds (tests/conftest.py): ``root`` and ``other-cwd`` clean, the others warm."""
+    return scratch_builds
 
 
 # --------------------------------------------------------------------------- one name per module

@@ -12,7 +12,7 @@ import dataclasses
 
 from hooks import site_facts
 from tools import html_scan, notebooks, parity, snippets
-from tools.build import build, copy_project, warnings
+from tools.build import build, warnings
 
 SITE = site_facts.load()
 # Tests on scratch trees use two languages: the default one (D) and another (O).
@@ -96,17 +96,17 @@ def _append(page: Path, text: str) -> None:
     page.write_text(page.read_text(encoding="utf-8") + text, encoding="utf-8")
 
 
-def test_an_include_of_a_missing_snippet_fails_the_build(tmp_path):
-    config = copy_project(tmp_path / "project")
+def test_an_include_of_a_missing_snippet_fails_the_build(scratch_builds, tmp_path):
+    config = scratch_builds.warm_copy(tmp_path / "project")  # the clean build's caches (tests/conftest.py)
     _append(config.parent / "docs" / O / "index.md", '\n--8<-- "nowhere/missing.md"\n')
     proc = build(tmp_path / "site", config)
     assert proc.returncode != 0
     assert "nowhere/missing.md" in proc.stdout + proc.stderr
 
 
-def test_a_broken_link_or_anchor_fails_the_test_build_naming_the_page(tmp_path):
+def test_a_broken_link_or_anchor_fails_the_test_build_naming_the_page(scratch_builds, tmp_path):
     """The tests' build is ./run build's: a warning --strict counts must fail it (no `-q`)."""
-    config = copy_project(tmp_path / "project")
+    config = scratch_builds.warm_copy(tmp_path / "project")  # the clean build's caches (tests/conftest.py)
     docs = config.parent / "docs"
     _append(docs / D / "index.md", "\n[a page that does not exist](nowhere.md)\n")
     _append(docs / O / "index.md", "\n[an anchor that does not exist](glossary.md#no-such-anchor)\n")
@@ -549,7 +549,9 @@ def test_a_notebook_write_that_fails_leaves_the_old_notebook(tmp_path, monkeypat
     with pytest.raises(OSError):
         files.write_atomic(target, '{"new": true}')
     assert target.read_text(encoding="utf-8") == '{"old": true}' and sorted(tmp_path.iterdir()) == [target]
-    assert notebooks.write_atomic is files.write_atomic  # the one way notebooks are written
+    # the one way every command rewrites a file: notebooks, snippet outputs and figures, the compat table
+    from tools import compat
+    assert notebooks.write_atomic is snippets.write_atomic is compat.write_atomic is files.write_atomic
 
 
 def test_an_unclosed_fence_names_the_file_and_the_others_still_run(tmp_path):

@@ -18,7 +18,7 @@ import sys
 from hooks import site_facts
 from tools import built_site as checks
 from tools import parity, references
-from tools.build import build, copy_project
+from tools.build import build
 
 SITE = site_facts.load()
 SOURCE = SITE.others[0]  # the language whose entry and tree the new one copies
@@ -39,9 +39,9 @@ def _add_language(config_text: str) -> str:
     return config_text[:m.end()].rstrip("\n") + "\n" + new + config_text[m.end():]
 
 
-def test_a_third_language_is_configuration_and_content_only(tmp_path):
+def test_a_third_language_is_configuration_and_content_only(scratch_builds, tmp_path):
     assert NEW not in SITE.languages
-    config = copy_project(tmp_path / "project")
+    config = scratch_builds.warm_copy(tmp_path / "project")  # the clean build's caches (tests/conftest.py)
     root = config.parent
     config.write_text(_add_language(config.read_text(encoding="utf-8")), encoding="utf-8")
     shutil.copytree(root / "docs" / SOURCE, root / "docs" / NEW)

@@ -10,6 +10,7 @@ without the browser and the codeblocks run.
 
 from __future__ import annotations
 
+import json
 import socket
 import subprocess
 import sys
@@ -140,3 +141,70 @@ def test_quick_runs_the_first_machine_only_without_browser_and_codeblocks_run():
     assert not [i for i in ids if i.startswith("tests/test_browser.py")]
     assert not [i for i in ids if "passes_over_every_snippet" in i]
     assert any("failing_or_short" in i for i in ids)  # the codeblocks module's own checks stay
+
+
+SPIN = "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.4:\n    pass\nprint('spin', time.time_ns())\n"
+NAP = "import time\nprint('nap', time.time_ns())\ntime.sleep(0.6)\n"
+
+
+def test_a_machine_starts_its_longest_blocks_first_keeps_the_order_asked_for_and_counts_cpu(tmp_path, monkeypatch):
+    """Blocks start longest first by compat/results.json's seconds (unmeasured ones first of all, in
+    file order); results come back in file order; without the file, file order. The worker really
+    starts them in that order (each block prints when it started). ``Result.cpu`` (what
+    ``tools.snippets time`` sums per machine) is the block's CPU time, not its wall time: a block that
+    computes for 0.4 CPU seconds shows them, one that sleeps does not. One forkserver for all of it."""
+    names = ["short", "long", "unmeasured", "middle", "spin", "nap"]
+    paths = []
+    for name in names:
+        code = {"spin": SPIN, "nap": NAP}.get(name, f"import time\nprint('{name}', time.time_ns())\n")
+        path = tmp_path / f"{name}.md"
+        path.write_text(f"```python\n{code}```\n", encoding="utf-8")
+        paths.append(path)
+    blocks = [b for p in paths for b in snippets.extract(p)]
+    measured = tmp_path / "results.json"
+    outcomes = [{"name": b.name, "seconds": s} for b, s in zip(blocks, (1.0, 30.0, None, 5.0)) if s is not None]
+    measured.write_text(json.dumps({"environments": [{"outcomes": outcomes}]}), encoding="utf-8")
+    assert snippets.start_first(blocks, measured) == [2, 4, 5, 1, 3, 0]
+    assert snippets.start_first(blocks, tmp_path / "absent.json") == [0, 1, 2, 3, 4, 5]
+
+    monkeypatch.setattr(snippets, "MEASURED", measured)
+    one_at_a_time = snippets.Variant(snippets.DEFAULT.env, 1, workers=1)
+    results = snippets.run(blocks, one_at_a_time)
+    printed = [r.stdout.split() for r in results]
+    assert [p[0] for p in printed] == names, [r.error for r in results]  # the order asked for
+    started = sorted(range(len(names)), key=lambda i: int(printed[i][1]))
+    assert started == [2, 4, 5, 1, 3, 0], [names[i] for i in started]
+    spin, nap = results[4], results[5]
+    assert spin.cpu >= 0.4 and nap.cpu < spin.cpu - 0.3 and nap.seconds >= 0.6, (spin.cpu, nap.cpu, nap.seconds)
+
+
+WAITING = """\
+import os
+import torch
+torch.manual_seed(0)
+a = torch.randn(600, 600, dtype=torch.float64)
+b = torch.randn(300_000)
+print(os.environ["OMP_WAIT_POLICY"], torch.get_num_threads(), (a @ a).sum().item().hex(),
+      b.sum().item().hex(), torch.nn.functional.gelu(b).sum().item().hex())
+"""
+
+
+def test_passive_openmp_waiting_changes_no_digit_on_the_oversubscribed_machine(tmp_path):
+    """Every machine runs with OMP_WAIT_POLICY=PASSIVE (idle OpenMP threads sleep instead of spinning:
+    on the 3-threads-on-2-cores machine a spinning thread takes the core from the one doing the work).
+    It decides how threads wait, not how work is split: a matrix product and two reductions large
+    enough to run in parallel print the same bits, on the machine with more threads than cores, under
+    ACTIVE (libgomp's spinning) and PASSIVE. (torch's wheel links GNU OpenMP, libgomp: Intel's
+    KMP_BLOCKTIME does nothing here.)"""
+    label = next(lab for lab in snippets.VARIANTS if "more threads than cores" in lab)
+    machine = snippets.VARIANTS[label]
+    path = tmp_path / "waiting.md"
+    path.write_text(f"```python\n{WAITING}```\n", encoding="utf-8")
+    blocks = snippets.extract(path)
+    printed = {}
+    for policy in ("PASSIVE", "ACTIVE"):
+        [result] = snippets.run(blocks, snippets.Variant({**machine.env, "OMP_WAIT_POLICY": policy}, machine.threads, 1))
+        assert result.error is None, result.error
+        printed[policy] = result.stdout.split()
+    assert [p[:2] for p in printed.values()] == [["PASSIVE", str(machine.threads)], ["ACTIVE", str(machine.threads)]]
+    assert printed["PASSIVE"][2:] == printed["ACTIVE"][2:], printed

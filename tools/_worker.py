@@ -34,6 +34,7 @@ import linecache
 import multiprocessing as mp
 import os
 import pickle
+import resource
 import signal
 import sys
 import tempfile
@@ -300,7 +301,9 @@ def _child(task: dict, conn) -> None:
         pass
     after = global_state()
     files = {p.relative_to(work).as_posix(): p.read_bytes() for p in sorted(work.rglob("*")) if p.is_file()}
-    conn.send({"error": error, "files": files, "seconds": seconds, "violations": guard.violations,
+    usage = resource.getrusage(resource.RUSAGE_SELF)  # this process since the fork: the block's CPU, all threads
+    conn.send({"error": error, "files": files, "seconds": seconds, "cpu": usage.ru_utime + usage.ru_stime,
+               "violations": guard.violations,
                "state": state_changes(before, after) + own.left()})
     conn.close()
 
@@ -393,7 +396,7 @@ def main() -> None:
     ctx = mp.get_context("forkserver")
     ctx.set_forkserver_preload(PRELOAD)
     results: list[dict | None] = [None] * len(blocks)
-    pending = list(range(len(blocks)))[::-1]
+    pending = list(request.get("order", range(len(blocks))))[::-1]  # popped from the end: the first to start last
     running: dict[int, _Running] = {}
     tree = snapshot(watch)
 

@@ -54,7 +54,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from hooks import site_facts
-from tools import atomic, snippets
+from tools import snippets
+from tools.files import write_atomic
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / ".cache" / "compat"
@@ -353,10 +354,10 @@ def write(result: dict, out: Path = OUT) -> list[Path]:
     written = []
     for lang in site_facts.load().languages:
         path = out / f"table.{lang}.md"
-        atomic.write_text(path, table(lang, result))
+        write_atomic(path, table(lang, result))
         written.append(path)
     path = out / "results.json"
-    atomic.write_text(path, json.dumps(result, ensure_ascii=False, indent=1) + "\n")
+    write_atomic(path, json.dumps(result, ensure_ascii=False, indent=1) + "\n")
     return written + [path]
 
 

@@ -167,6 +167,7 @@ class Result:
     stderr: str = ""
     violations: list[str] = field(default_factory=list)  # network, writes outside its folder, processes
     state: list[str] = field(default_factory=list)  # global state it left behind
+    cpu: float = 0.0  # CPU seconds (user + system, every thread) of the block's process
 
     @property
     def figures(self) -> dict[str, bytes]:
@@ -325,6 +326,23 @@ def _env(variant: Variant) -> dict[str, str]:
     return {**env, "MPLBACKEND": "Agg", "OMP_WAIT_POLICY": "PASSIVE", "PYTHONPATH": str(ROOT), **variant.env}
 
 
+MEASURED = ROOT / "compat" / "results.json"  # each block's seconds, as ./run compat last measured them
+
+
+def start_first(blocks: list[Block], measured: Path | None = None) -> list[int]:
+    """The order a machine starts its blocks in: the longest first, by the seconds ``./run compat`` last
+    measured (``compat/results.json``; a block it did not measure counts as the longest). Run in file
+    order, the longest blocks (why-depth-is-hard/degradation-*) came last and the machine's last
+    minute was one block on one core; longest first, the short ones fill in beside the long ones.
+    Only the order changes: each block still runs alone in its own process."""
+    try:
+        envs = json.loads(Path(measured or MEASURED).read_text(encoding="utf-8"))["environments"]
+        seconds = {o["name"]: o["seconds"] for env in envs[:1] for o in env["outcomes"]}
+    except (OSError, ValueError, KeyError, TypeError):
+        seconds = {}
+    return sorted(range(len(blocks)), key=lambda i: -seconds.get(blocks[i].name, float("inf")))
+
+
 class _Run:
     """One worker process running some blocks on one reader machine.
 
@@ -344,7 +362,9 @@ class _Run:
         watch = {str(ROOT)} | {str(b.path.parent.resolve()) for b in blocks
                                 if not b.path.resolve().is_relative_to(ROOT)}
         texts = {b.path: b.source if b.source is not None else read(b.path) for b in blocks if b.error is None}
+        order = start_first([blocks[i] for i in self.todo])  # positions in the request's "blocks"
         request = {
+            "order": order,
             "workers": variant.workers, "threads": variant.threads, "timeout": timeout, "dir": str(tmp / "blocks"),
             "watch": sorted(watch),
             "blocks": [{"name": _rel(blocks[i].path), "lineno": blocks[i].lineno, "code": blocks[i].code,
@@ -397,7 +417,7 @@ class _Run:
         results = [Result("", error=b.error) for b in self.blocks]
         for i, r in zip(self.todo, raw):
             results[i] = Result(r["stdout"], r["error"], r["files"], r["seconds"], r.get("stderr", ""),
-                                r["violations"], r["state"])
+                                r["violations"], r["state"], r.get("cpu", 0.0))
         return results
 
 
@@ -870,11 +890,15 @@ def main(argv: list[str] | None = None) -> int:
     runs, seconds = run_variants(blocks, variants, args.timeout, probe=args.variants)
     label = next(iter(runs))
 
-    if args.command == "time":
-        for b, r in sorted(zip(blocks, runs[label]), key=lambda p: -p[1].seconds):
-            print(f"{r.seconds:7.2f} s  {b.name}")
-        for lab, s in seconds.items():
-            print(f"{len(blocks)} blocks in {s:.1f} s wall on {lab!r} ({VARIANTS[lab].workers} at a time)")
+    if args.command == "time":  # wall seconds on the first machine, then CPU seconds on each machine
+        labels = list(runs)
+        print("   wall  " + "  ".join(f"cpu@{i + 1}" for i in range(len(labels))) + "  block")
+        for i in sorted(range(len(blocks)), key=lambda i: -runs[label][i].seconds):
+            cpus = "  ".join(f"{runs[lab][i].cpu:5.1f}" for lab in labels)
+            print(f"{runs[label][i].seconds:7.2f}  {cpus}  {blocks[i].name}")
+        for n, lab in enumerate(labels):
+            print(f"{n + 1}: {len(blocks)} blocks in {seconds[lab]:.1f} s wall, {sum(r.cpu for r in runs[lab]):.1f} s CPU"
+                  f" in the blocks' processes, on {lab!r} ({VARIANTS[lab].workers} at a time)")
         return 0
 
     if args.command == "refresh":
