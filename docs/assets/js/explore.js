@@ -137,7 +137,8 @@
     details.appendChild(el("summary", {}, strings.table));
     var table = el("table");
     details.appendChild(table);
-    box.append(controls, chartBox, point, details);
+    var yLabel = el("p", {"class": "explore-ylabel", "aria-hidden": "true"}, text.y);  // the chart's aria-label says it
+    box.append(controls, yLabel, chartBox, point, details);
     figure.insertBefore(box, figure.querySelector("figcaption"));
 
     var plot = null, cursor = null;
@@ -177,16 +178,25 @@
       }).join(" · ");
     }
 
+    var all = [].concat.apply([], data.frames.map(function (fr) {  // one y range for every frame
+      return [].concat.apply([], seriesKeys.map(function (k) { return fr.series[k]; }));
+    })).filter(function (v) { return v !== null && (!data.y.log || v > 0); });
+    var lo = Math.min.apply(null, all), hi = Math.max.apply(null, all);
+    var yRange = data.y.log
+      ? [Math.pow(10, Math.floor(Math.log10(lo))), Math.pow(10, Math.ceil(Math.log10(hi)))]
+      : [lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo)];
+
     function options(width) {
       var c = colors();
       var axis = {stroke: c.fg, grid: {stroke: c.grid, width: 1}, ticks: {stroke: c.grid, width: 1}};
       return {
         width: width, height: Math.max(220, Math.min(340, Math.round(width * 0.6))),
-        scales: {x: {time: false}, y: data.y.log ? {distr: 3} : {}},
+        scales: {x: {time: false}, y: Object.assign({range: function () { return yRange.slice(); }},
+                                                   data.y.log ? {distr: 3} : {})},
         legend: {live: true},
         cursor: {drag: {x: false, y: false}},
         axes: [Object.assign({label: text.x}, axis),
-               Object.assign({label: text.y, size: 64,
+               Object.assign({size: 56,
                               values: function (u, splits) {
                                 return splits.map(function (v) { return v === null ? "" : pyFormat(v, data.y.log ? ".0e" : ".3g"); });
                               }}, axis)],
