@@ -186,6 +186,13 @@
       ? [Math.pow(10, Math.floor(Math.log10(lo))), Math.pow(10, Math.ceil(Math.log10(hi)))]
       : [lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo)];
 
+    function decades() {  // a log axis: grid and labels at whole decades, at most about seven
+      var e0 = Math.round(Math.log10(yRange[0])), e1 = Math.round(Math.log10(yRange[1]));
+      var every = Math.max(1, Math.ceil((e1 - e0) / 6)), out = [];
+      for (var e = e0; e <= e1; e += every) out.push(Math.pow(10, e));
+      return out;
+    }
+
     function options(width) {
       var c = colors();
       var axis = {stroke: c.fg, grid: {stroke: c.grid, width: 1}, ticks: {stroke: c.grid, width: 1}};
@@ -196,7 +203,7 @@
         legend: {live: true},
         cursor: {drag: {x: false, y: false}},
         axes: [Object.assign({label: text.x}, axis),
-               Object.assign({size: 56,
+               Object.assign({size: 56, space: 18, splits: data.y.log ? decades : undefined,
                               values: function (u, splits) {
                                 return splits.map(function (v) { return v === null ? "" : pyFormat(v, data.y.log ? ".0e" : ".3g"); });
                               }}, axis)],
