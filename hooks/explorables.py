@@ -10,7 +10,8 @@ attributes, and, before ``</body>``, the vendored uPlot (``docs/assets/vendor/ma
 folder) and ``assets/js/explore.js``. Pages without one load nothing more: the home pages' first-visit
 weight is unchanged. It runs on the finished HTML (``on_post_page``), so the data never reaches the
 search index. A missing file, an unknown name or a language without ``explore`` strings fails the
-build (``PluginError`` naming the page and the file).
+build (``PluginError`` naming the page and the file), and so does a data file without labels for the
+page's language.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ def library_folder(docs: Path) -> str:
     return f"{VENDOR}/{LIBRARY}-{entry['version']}"
 
 
-def data_of(docs: Path, names: str, where: str) -> list:
+def data_of(docs: Path, names: str, where: str, lang: str) -> list:
     files = []
     for name in names.split():
         if not _NAME.match(name):
@@ -58,7 +59,11 @@ def data_of(docs: Path, names: str, where: str) -> list:
         if not path.is_file():
             raise PluginError(f"{where}: data-explore names {name}, but docs/{DATA}/{name}.json does not exist "
                               "(run ./run refresh on the snippet that writes it)")
-        files.append(json.loads(path.read_text(encoding="utf-8")))
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if lang not in data.get("labels", {}):
+            raise PluginError(f"{where}: docs/{DATA}/{name}.json has no labels for {lang!r} (it has "
+                              f"{sorted(data.get('labels', {}))}): add the language to the LABELS of the snippet that writes it")
+        files.append(data)
     if not files:
         raise PluginError(f"{where}: a figure's data-explore names no data file")
     return files
@@ -76,7 +81,7 @@ def explorable(output: str, docs: Path, lang: str, strings: dict, url: str, wher
              f' data-strings="{html.escape(json.dumps(strings["explore"], ensure_ascii=False))}"')
     parts, last = [], 0
     for m in found:
-        files = data_of(docs, m.group("names"), where)
+        files = data_of(docs, m.group("names"), where, lang)
         blob = json.dumps(files, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
         parts += [output[last:m.end()].replace(m.group(0), m.group(0)[:-1] + attrs + ">"),
                   f'<script type="application/json" class="explore-data">{blob}</script>']

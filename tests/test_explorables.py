@@ -75,6 +75,11 @@ def test_the_hook_fails_naming_the_page_and_a_missing_data_file(tmp_path):
     page = '<html><body><figure data-explore="no-such-file"><img></figure></body></html>'
     with pytest.raises(PluginError, match=r"x\.md: .*no-such-file.*does not exist"):
         explorables.explorable(page, tmp_path, SITE.default, SITE.strings[SITE.default], "x/", "x.md")
+    (tmp_path / explorables.DATA).mkdir(parents=True)
+    (tmp_path / explorables.DATA / "one.json").write_text(json.dumps({"labels": {"xx": {}}, "frames": []}))
+    page = page.replace("no-such-file", "one")
+    with pytest.raises(PluginError, match=rf"x\.md: .*one\.json has no labels for '{SITE.default}'"):
+        explorables.explorable(page, tmp_path, SITE.default, SITE.strings[SITE.default], "x/", "x.md")
     plain = "<html><body><figure><img></figure></body></html>"
     assert explorables.explorable(plain, tmp_path, SITE.default, {}, "x/", "x.md") == plain
 
