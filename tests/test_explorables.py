@@ -100,7 +100,8 @@ def test_the_build_embeds_the_committed_data_and_loads_the_library_only_where_us
     assert with_library == expected, f"pages loading {folder}: {sorted(with_library)}, expected {sorted(expected)}"
     for lang in SITE.languages:
         home = (built_site / _page_path(lang, "index.md") / "index.html").read_text(encoding="utf-8")
-        assert "uPlot" not in home and "explore" not in home, f"{lang} home page loads the explorables' files"
+        assert folder not in home and explorables.SCRIPT not in home and "explore-data" not in home, \
+            f"{lang} home page loads the explorables' files"
     for lang, src, i, names in CASES:
         html = (built_site / _page_path(lang, src) / "index.html").read_text(encoding="utf-8")
         want = [json.loads((DATA / f"{n}.json").read_text(encoding="utf-8")) for n in names.split()]
