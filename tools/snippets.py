@@ -8,6 +8,9 @@ per reader machine with torch preloaded, one child per block, a timeout, no netw
 outside the block's own folder, global state it leaves behind reported). The figures a block saves
 in its folder (``*.svg``) belong in ``docs/assets/figures/``; they are compared by content, with a
 tolerance of ``FIGURE_TOLERANCE`` on every number (no reader can see it), and identical structure and text.
+The data files a block saves (``*.json``, an explorable figure's data) belong in ``docs/assets/data/``;
+they are compared the same way (``compare_json``: identical structure, keys and strings, every number within
+``DATA_TOLERANCE`` relative), and a failure names the file, the key path and the largest delta.
 
 Check and refresh are one code path (``reconcile``): the test suite calls it with ``write=False``,
 ``refresh`` with ``write=True``, so what the tests compare and what refresh writes cannot drift apart.
