@@ -760,7 +760,10 @@ READER_JS = r"""async () => {
       return label.content === "none" || label.display !== "block"
              || pre.getBoundingClientRect().top - h.getBoundingClientRect().top < 8;
     }).map(h => h.textContent.trim().slice(0, 40));
-  // figures: the smallest text as drawn, from each SVG's own font sizes and its rendered width
+  // figures: the smallest text as drawn, from each SVG's own font sizes and its rendered width; a static SVG
+  // an explorable chart hides (assets/js/explore.js) measured as a reader without JavaScript sees it
+  const live = [...article.querySelectorAll("figure.explore-live")];
+  live.forEach(f => f.classList.remove("explore-live"));
   out.figures = [];
   for (const img of article.querySelectorAll('img[src*="/figures/"]')) {
     const svg = new DOMParser().parseFromString(await (await fetch(img.src)).text(), "image/svg+xml").documentElement;
@@ -775,6 +778,7 @@ READER_JS = r"""async () => {
                       loaded: img.complete && img.naturalWidth > 0, alt: img.alt,
                       lang: [...svg.querySelectorAll("text")].map(t => t.textContent).join(" ")});
   }
+  live.forEach(f => f.classList.add("explore-live"));
   return out;
 }"""
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import dataclasses
+import json
 
 from hooks import site_facts
 from tools import html_scan, notebooks, parity, snippets
@@ -354,6 +355,52 @@ def test_a_figure_with_other_text_fails(tmp_path):
     a, b = _svg(1.0), _svg(1.0).replace(b">GELU<", b">ReLU<")
     diff = snippets.compare_svg(a, b)
     assert diff and diff.moved and "'ReLU', committed 'GELU'" in str(diff)
+
+
+def _data(value: float) -> bytes:
+    return json.dumps({"x": [1, 2, 3], "frames": [{"params": {"alpha": 0.5}, "series": {"plain": [1.0, value, 3.0]}}]}
+                      ).encode()
+
+
+def _data_found(tmp_path, committed: bytes | None, written: bytes, write=False):
+    data = tmp_path / "data"
+    data.mkdir(exist_ok=True)
+    if committed is not None:
+        (data / "f.json").write_bytes(committed)
+    path = _snippet(tmp_path, "print('saved')\n", "saved\n")
+    [block] = snippets.extract(path)
+    result = snippets.Result("saved\n", files={"f.json": written})
+    return snippets.reconcile(block, result, write, tmp_path / "figures", data), data / "f.json"
+
+
+def test_a_hand_edited_data_file_fails_naming_file_key_and_delta(tmp_path):
+    [finding], _ = _data_found(tmp_path, _data(2.5), _data(2.0))  # the committed file was edited: 2.0 -> 2.5
+    assert "bad-snippet.md:1 writes" in finding.message and "f.json differently" in finding.message
+    assert "frames[0].series.plain[1]" in finding.message and "2.0 now, 2.5 committed" in finding.message
+    assert "largest delta of any number 0.2" in finding.message  # relative: 0.5 / 2.5
+
+
+def test_a_data_file_of_another_shape_fails_naming_the_key(tmp_path):
+    committed = json.dumps({"x": [1, 2, 3], "frames": []}).encode()
+    [finding], _ = _data_found(tmp_path, committed, _data(2.0))
+    assert "f.json differently" in finding.message and "at frames: 1 items now, 0 committed" in finding.message
+
+
+def test_a_missing_committed_data_file_fails_and_refresh_writes_it(tmp_path):
+    [finding], target = _data_found(tmp_path, None, _data(2.0))
+    assert "bad-snippet.md:1 saves f.json, but" in finding.message and "data/f.json is not committed" in finding.message
+    [finding], target = _data_found(tmp_path, None, _data(2.0), write=True)
+    assert finding.fixed and target.read_bytes() == _data(2.0)
+
+
+def test_a_data_value_moved_within_the_tolerance_passes_and_refresh_leaves_the_file(tmp_path):
+    nearly = _data(2.0 * (1 + snippets.DATA_TOLERANCE / 10))
+    assert _data_found(tmp_path, _data(2.0), nearly)[0] == []
+    found, target = _data_found(tmp_path, _data(2.0), nearly, write=True)
+    assert found == [] and target.read_bytes() == _data(2.0)  # no churn
+    moved = _data(2.0 * (1 + snippets.DATA_TOLERANCE * 10))
+    [finding], target = _data_found(tmp_path, _data(2.0), moved, write=True)
+    assert finding.fixed and target.read_bytes() == moved
 
 
 # --------------------------------------------------------------------------- reader machines (issues 16, 17, 23)

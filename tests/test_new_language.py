@@ -10,6 +10,7 @@ file still named the languages, one of these would fail.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -45,6 +46,10 @@ def test_a_third_language_is_configuration_and_content_only(scratch_builds, tmp_
     root = config.parent
     config.write_text(_add_language(config.read_text(encoding="utf-8")), encoding="utf-8")
     shutil.copytree(root / "docs" / SOURCE, root / "docs" / NEW)
+    for data in (root / "docs" / "assets" / "data").glob("*.json"):  # explorable figures' labels: the snippets'
+        found = json.loads(data.read_text(encoding="utf-8"))     # LABELS get the language, refresh rewrites the data
+        found["labels"][NEW] = found["labels"][SOURCE]
+        data.write_text(json.dumps(found, ensure_ascii=False, indent=1), encoding="utf-8")
 
     facts = site_facts.load(config)
     assert facts.languages == (*SITE.languages, NEW), facts.languages

@@ -8,6 +8,9 @@ per reader machine with torch preloaded, one child per block, a timeout, no netw
 outside the block's own folder, global state it leaves behind reported). The figures a block saves
 in its folder (``*.svg``) belong in ``docs/assets/figures/``; they are compared by content, with a
 tolerance of ``FIGURE_TOLERANCE`` on every number (no reader can see it), and identical structure and text.
+The data files a block saves (``*.json``, an explorable figure's data) belong in ``docs/assets/data/``;
+they are compared the same way (``compare_json``: identical structure, keys and strings, every number within
+``DATA_TOLERANCE`` relative), and a failure names the file, the key path and the largest delta.
 
 Check and refresh are one code path (``reconcile``): the test suite calls it with ``write=False``,
 ``refresh`` with ``write=True``, so what the tests compare and what refresh writes cannot drift apart.
@@ -45,10 +48,13 @@ from tools.files import remove_stale, write_atomic
 ROOT = Path(__file__).resolve().parent.parent
 SNIPPETS = ROOT / "snippets"
 FIGURES = ROOT / "docs" / "assets" / "figures"
+DATA = ROOT / "docs" / "assets" / "data"  # explorable figures' data (JSON), written by the block that draws the SVG
 MARKER = "<!--pytest-codeblocks:expected-output-->"
 TIMEOUT = 180.0  # seconds per block; the heaviest takes ~15 s on one core
 FIGURE_TOLERANCE = 1e-3  # px (SVG user units) on every number of every attribute
 FIGURE_SUFFIXES = (".svg", ".png")
+DATA_TOLERANCE = 1e-4  # relative, on every number of a data file (a hover shows 2-4 significant digits)
+DATA_SUFFIX = ".json"
 
 
 # Reader machines, relative to the host. Each moves the kernels that really do the work in torch
@@ -172,6 +178,10 @@ class Result:
     @property
     def figures(self) -> dict[str, bytes]:
         return {n: d for n, d in self.files.items() if "/" not in n and n.endswith(FIGURE_SUFFIXES)}
+
+    @property
+    def data(self) -> dict[str, bytes]:
+        return {n: d for n, d in self.files.items() if "/" not in n and n.endswith(DATA_SUFFIX)}
 
 
 def _rel(path: Path) -> str:
@@ -711,6 +721,59 @@ def compare_svg(committed: bytes, drawn: bytes, tolerance: float = FIGURE_TOLERA
     return None
 
 
+def _json_path(path: str, key) -> str:
+    return f"{path}[{key}]" if isinstance(key, int) else (f"{path}.{key}" if path else str(key))
+
+
+def compare_json(committed: bytes, drawn: bytes, tolerance: float = DATA_TOLERANCE) -> FigureDiff | None:
+    """None if equal: same structure (keys, lengths, types), same strings, every number within ``tolerance``
+    relative to the larger of the two (``FigureDiff.largest`` is the largest relative delta, ``where`` a key path
+    such as ``frames[2].series.plain[17]``)."""
+    try:
+        a, b = json.loads(committed), json.loads(drawn)
+    except (ValueError, UnicodeDecodeError) as err:
+        return FigureDiff("the document", f"not valid JSON ({err})", 0.0, True)
+    largest, first, stack = 0.0, None, [("", a, b)]
+    while stack:
+        where, x, y = stack.pop(0)
+        number = (int, float)
+        if isinstance(x, number) and isinstance(y, number) and not isinstance(x, bool) and not isinstance(y, bool):
+            scale = max(abs(x), abs(y))
+            d = abs(x - y) / scale if scale else 0.0
+            if d > largest:
+                largest = d
+            if d > tolerance and first is None:
+                first = (where or "-", f"{y!r} now, {x!r} committed")
+        elif type(x) is not type(y):
+            return FigureDiff(where or "-", f"{type(y).__name__} now, committed {type(x).__name__}", 0.0, True)
+        elif isinstance(x, dict):
+            if list(x) != list(y):
+                return FigureDiff(where or "-", f"keys {list(y)}, committed {list(x)}", 0.0, True)
+            stack += [(_json_path(where, k), x[k], y[k]) for k in x]
+        elif isinstance(x, list):
+            if len(x) != len(y):
+                return FigureDiff(where or "-", f"{len(y)} items now, {len(x)} committed", 0.0, True)
+            stack += [(_json_path(where, i), u, v) for i, (u, v) in enumerate(zip(x, y))]
+        elif x != y:
+            return FigureDiff(where or "-", f"{y!r} now, committed {x!r}", 0.0, True)
+    if first:
+        return FigureDiff(first[0], first[1], largest, True)
+    if largest:
+        return FigureDiff("-", "all numbers within the tolerance", largest, False)
+    return None
+
+
+def compare_file(name: str, committed: bytes, drawn: bytes) -> tuple[FigureDiff | None, str]:
+    """The comparison a saved file gets, by its kind, and the tolerance it was compared with (for the message)."""
+    if name.endswith(".svg"):
+        return compare_svg(committed, drawn), f"tolerance {FIGURE_TOLERANCE:g}"
+    if name.endswith(DATA_SUFFIX):
+        return compare_json(committed, drawn), f"relative tolerance {DATA_TOLERANCE:g}"
+    if committed == drawn:
+        return None, "byte for byte"
+    return FigureDiff("-", "the bytes differ", 0.0, True), "byte for byte"
+
+
 def _short(text: str, n: int = 80) -> str:
     return text if len(text) <= n else text[:n] + "…"
 
@@ -805,12 +868,14 @@ def _output_diff(block: Block, stdout: str, limit: int = DIFF_LIMIT) -> str:
     return "".join(shown)
 
 
-def reconcile(block: Block, result: Result, write: bool = False, figures: Path | None = None) -> list[Finding]:
-    """Compare one block's run with its shown output and committed figures; with ``write``, make them match.
+def reconcile(block: Block, result: Result, write: bool = False, figures: Path | None = None,
+              data: Path | None = None) -> list[Finding]:
+    """Compare one block's run with its shown output, committed figures and data; with ``write``, make them match.
 
     The same comparisons decide what the tests report and what refresh rewrites.
     """
     figures = FIGURES if figures is None else figures
+    data_dir = DATA if data is None else data
     found = [Finding(block.name, m) for m in _run_problems(block, result)]
     if block.error or result.error:
         return found  # its output and figures are not trustworthy: leave them as they are
@@ -832,23 +897,20 @@ def reconcile(block: Block, result: Result, write: bool = False, figures: Path |
         except SnippetError as err:
             fixed, msg = False, f"{msg}\n{err}"
         found.append(Finding(block.name, msg, fixed))
-    for name, data in result.figures.items():
-        target = figures / name
-        rel = _rel(target)
+    saved = [(figures / n, d) for n, d in result.figures.items()]
+    saved += [(data_dir / n, d) for n, d in result.data.items()]
+    for target, content in saved:
+        name, rel = target.name, _rel(target)
         if not target.exists():
             msg = f"{block.name} saves {name}, but {rel} is not committed"
-        elif name.endswith(".svg"):
-            diff = compare_svg(target.read_bytes(), data)
+        else:
+            diff, how = compare_file(name, target.read_bytes(), content)
             if diff is None or not diff.moved:
                 continue
-            msg = f"{block.name} draws {rel} differently (tolerance {FIGURE_TOLERANCE:g}): {diff}"
-        elif target.read_bytes() != data:
-            msg = f"{block.name} draws {rel} differently (byte for byte)"
-        else:
-            continue
+            msg = f"{block.name} {'writes' if name.endswith(DATA_SUFFIX) else 'draws'} {rel} differently ({how}): {diff}"
         if write:
             target.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(target, data)
+            write_atomic(target, content)
         found.append(Finding(block.name, msg, write))
     return found
 

@@ -1,0 +1,335 @@
+"""Explorable figures: the curves a reader moves are the data files the snippets wrote and the tests compared.
+
+Without a browser: every ``<figure data-explore>`` names committed data files, each language has the
+same explorables (at least ``MIN_PER_LANGUAGE``), the build puts the committed files in the page
+unchanged, and only pages with an explorable load the chart library (the home pages' first visit
+is unchanged); the hook fails naming page and file when a file is missing.
+
+In Chromium (skipped without /usr/bin/chromium, failed without it where ``CI`` is set): for every
+explorable of every language, each position of its controls (reached with the keyboard) draws the
+frame of the data file: the canvas paths uPlot strokes are recorded (``Path2D.lineTo``) and must be
+one affine image of the frame's values (log10 of them on a log axis) within ``PIXEL_TOLERANCE``, with
+one vertex per value, and the rendered table shows each value with the digits the block prints
+(Python's own ``format``); a keyboard step changes what is drawn; no console error and no request
+to another host; with the library blocked the static SVG shows; from ``file://`` the chart draws.
+A page whose embedded data was edited is caught by the same comparison.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import re
+
+import pytest
+from mkdocs.exceptions import PluginError
+
+from hooks import explorables, site_facts
+from tools.browser import CHROMIUM_ARGS, NO_CHROMIUM, browser_decision, serve_published
+
+SITE = site_facts.load()
+DATA = SITE.docs / explorables.DATA
+MIN_PER_LANGUAGE = 4
+PIXEL_TOLERANCE = 1.5  # px: uPlot rounds each vertex to the device pixel
+_FIGURE = re.compile(r'<figure\b[^>]*\bdata-explore="([^"]*)"')
+
+
+def _explorables(lang: str) -> dict[str, list[str]]:
+    """page (file under docs/<lang>/) -> the data-explore value of each explorable figure, in page order."""
+    out = {}
+    for md in sorted((SITE.docs / lang).glob("*.md")):
+        found = _FIGURE.findall(md.read_text(encoding="utf-8"))
+        if found:
+            out[md.name] = found
+    return out
+
+
+def _page_path(lang: str, src: str) -> str:
+    stem = src.removesuffix(".md")
+    return ("" if lang == SITE.default else f"{lang}/") + ("" if stem == "index" else f"{stem}/")
+
+
+CASES = [(lang, src, i, names) for lang in SITE.languages for src, figs in _explorables(lang).items()
+         for i, names in enumerate(figs)]
+
+
+def test_each_language_has_the_same_explorables_and_enough_of_them():
+    per = {lang: _explorables(lang) for lang in SITE.languages}
+    for lang, pages in per.items():
+        assert sum(map(len, pages.values())) >= MIN_PER_LANGUAGE, f"docs/{lang}/: {pages}"
+        assert pages == per[SITE.default], f"docs/{lang}/ has other explorables than docs/{SITE.default}/"
+
+
+@pytest.mark.parametrize("lang,src,i,names", CASES)
+def test_an_explorable_names_committed_data_files(lang, src, i, names):
+    for name in names.split():
+        path = DATA / f"{name}.json"
+        assert path.is_file(), f"docs/{lang}/{src}: figure {i + 1} names {name}, but {path} is not committed"
+        data = json.loads(path.read_text(encoding="utf-8"))
+        assert set(data) == {"x", "y", "labels", "frames"}, f"{path}: keys {sorted(data)}"
+        assert set(data["labels"]) >= set(SITE.languages), f"{path}: labels for {sorted(data['labels'])}"
+
+
+def test_the_hook_fails_naming_the_page_and_a_missing_data_file(tmp_path):
+    page = '<html><body><figure data-explore="no-such-file"><img></figure></body></html>'
+    with pytest.raises(PluginError, match=r"x\.md: .*no-such-file.*does not exist"):
+        explorables.explorable(page, tmp_path, SITE.default, SITE.strings[SITE.default], "x/", "x.md")
+    (tmp_path / explorables.DATA).mkdir(parents=True)
+    (tmp_path / explorables.DATA / "one.json").write_text(json.dumps({"labels": {"xx": {}}, "frames": []}))
+    page = page.replace("no-such-file", "one")
+    with pytest.raises(PluginError, match=rf"x\.md: .*one\.json has no labels for '{SITE.default}'"):
+        explorables.explorable(page, tmp_path, SITE.default, SITE.strings[SITE.default], "x/", "x.md")
+    plain = "<html><body><figure><img></figure></body></html>"
+    assert explorables.explorable(plain, tmp_path, SITE.default, {}, "x/", "x.md") == plain
+
+
+def _embedded(html: str) -> list[list]:
+    return [json.loads(m.replace("<\\/", "</")) for m in
+            re.findall(r'<script type="application/json" class="explore-data">(.*?)</script>', html, re.S)]
+
+
+def test_the_build_embeds_the_committed_data_and_loads_the_library_only_where_used(built_site):
+    folder = explorables.library_folder(SITE.docs)
+    with_library = set()
+    for html_file in built_site.rglob("*.html"):
+        html = html_file.read_text(encoding="utf-8")
+        if folder in html or "explore.js" in html:
+            with_library.add(html_file.relative_to(built_site).as_posix())
+    expected = {f"{_page_path(lang, src)}index.html" for lang, src, _, _ in CASES}
+    assert with_library == expected, f"pages loading {folder}: {sorted(with_library)}, expected {sorted(expected)}"
+    for lang in SITE.languages:
+        home = (built_site / _page_path(lang, "index.md") / "index.html").read_text(encoding="utf-8")
+        assert folder not in home and explorables.SCRIPT not in home and "explore-data" not in home, \
+            f"{lang} home page loads the explorables' files"
+    for lang, src, i, names in CASES:
+        html = (built_site / _page_path(lang, src) / "index.html").read_text(encoding="utf-8")
+        want = [json.loads((DATA / f"{n}.json").read_text(encoding="utf-8")) for n in names.split()]
+        assert _embedded(html)[i] == want, f"{_page_path(lang, src)}: figure {i + 1} embeds other data than {names}"
+
+
+# --------------------------------------------------------------------------- in Chromium
+
+RECORD = """
+(() => {
+  const lineTo = Path2D.prototype.lineTo;
+  Path2D.prototype.lineTo = function (x, y) { (this.__pts = this.__pts || []).push([x, y]); return lineTo.call(this, x, y); };
+  const stroke = CanvasRenderingContext2D.prototype.stroke;
+  window.__strokes = [];
+  CanvasRenderingContext2D.prototype.stroke = function (p) {
+    if (p && p.__pts) window.__strokes.push({canvas: this.canvas.closest("figure").dataset.explore,
+                                             color: String(this.strokeStyle), pts: p.__pts.slice()});
+    return stroke.apply(this, arguments);
+  };
+})();
+"""
+
+
+def drawn_mismatch(strokes: list[dict], frame: dict, x: list, log: bool) -> str | None:
+    """None if the last stroke of each series is an affine image of ``frame``'s values; else what differs."""
+    series = list(frame["series"])
+    if len(strokes) < len(series):
+        return f"{len(strokes)} curves drawn, the frame has {len(series)}"
+    drawn = strokes[-len(series):]
+    xs, ys, px, py = [], [], [], []
+    for key, s in zip(series, drawn):
+        values = frame["series"][key]
+        if len(s["pts"]) != len(values):
+            return f"{key}: {len(s['pts'])} vertices drawn, {len(values)} values in the frame"
+        for xv, v, (a, b) in zip(x, values, s["pts"]):
+            xs.append(float(xv))
+            ys.append(math.log10(v) if log else v)
+            px.append(a)
+            py.append(b)
+
+    def worst(t, p):
+        n = len(t)
+        mt, mp = sum(t) / n, sum(p) / n
+        var = sum((u - mt) ** 2 for u in t)
+        slope = sum((u - mt) * (w - mp) for u, w in zip(t, p)) / var if var else 0.0
+        return max(abs(mp + slope * (u - mt) - w) for u, w in zip(t, p)), slope
+
+    (ex, sx), (ey, sy) = worst(xs, px), worst(ys, py)
+    if sx <= 0 or ex > PIXEL_TOLERANCE:
+        return f"x positions are no affine image of the frame's x (largest residual {ex:.2f} px)"
+    if (sy >= 0 and max(ys) > min(ys)) or ey > PIXEL_TOLERANCE:
+        return f"y positions are no affine image of the frame's values (largest residual {ey:.2f} px)"
+    return None
+
+
+def table_mismatch(rows: list[list[str]], frame: dict, x: list, spec: str) -> str | None:
+    want = [[str(xv)] + [format(frame["series"][k][i], spec) for k in frame["series"]] for i, xv in enumerate(x)]
+    if rows != want:
+        bad = next(i for i, (a, b) in enumerate(zip(rows + [[]] * len(want), want)) if a != b)
+        return f"table row {bad + 1}: {rows[bad] if bad < len(rows) else None}, expected {want[bad]}"
+    return None
+
+
+@pytest.fixture(scope="module")
+def explore_browser(built_site):
+    if browser_decision() == "skip":
+        pytest.skip(NO_CHROMIUM)
+    if browser_decision() == "fail":
+        pytest.fail(f"CI is set and Chromium is missing: {NO_CHROMIUM}", pytrace=False)
+    from playwright.sync_api import sync_playwright
+
+    from tools.browser import CHROMIUM
+    with serve_published(built_site) as base, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser, base
+        browser.close()
+
+
+def _open(explore_browser, path: str, block: str | None = None, edit=None, width: int = 1280):
+    browser, base = explore_browser
+    ctx = browser.new_context(viewport={"width": width, "height": 900}, service_workers="block")
+    ctx.add_init_script(RECORD)
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: m.type == "error" and errors.append(f"console: {m.text}"))
+    page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
+    host = base[:base.index("/", 8)]
+
+    def route(r):
+        url = r.request.url
+        if not url.startswith(host):
+            errors.append(f"request to another host: {url}")
+            return r.abort()
+        if block and block in url:
+            return r.abort()
+        if edit and url == base + path:
+            resp = r.fetch()
+            return r.fulfill(response=resp, body=edit(resp.text()))
+        return r.continue_()
+
+    page.route("**/*", route)
+    page.goto(base + path)
+    page.wait_for_load_state("load")
+    return ctx, page, errors
+
+
+def _frames(names: str) -> tuple[list[dict], list, dict]:
+    files = [json.loads((DATA / f"{n}.json").read_text(encoding="utf-8")) for n in names.split()]
+    return [f for d in files for f in d["frames"]], files[0]["x"], files[0]["y"]
+
+
+def _read(page, figure) -> tuple[list[dict], list[list[str]], dict]:
+    strokes = page.evaluate("n => window.__strokes.filter(s => s.canvas === n)", figure)
+    rows = page.evaluate("""n => [...document.querySelectorAll(`figure[data-explore="${n}"] .explore-table tr`)]
+        .slice(1).map(tr => [...tr.children].map(c => c.textContent))""", figure)
+    frame = json.loads(page.get_attribute(f'figure[data-explore="{figure}"]', "data-frame"))
+    return strokes, rows, frame
+
+
+def _settle(page) -> None:
+    """Two animation frames: what the last input changed is drawn."""
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+
+def _positions(frames: list[dict]) -> list[dict]:
+    keys = list(dict.fromkeys(k for f in frames for k in f["params"]))
+    values = {k: list(dict.fromkeys(f["params"][k] for f in frames)) for k in keys}
+    return keys, values
+
+
+@pytest.mark.parametrize("lang,src,i,names", CASES)
+def test_every_position_of_an_explorable_draws_its_data(explore_browser, lang, src, i, names):
+    path = _page_path(lang, src)
+    ctx, page, errors = _open(explore_browser, path)
+    try:
+        frames, x, y = _frames(names)
+        fig = f'figure[data-explore="{names}"]'
+        page.wait_for_selector(f"{fig} .explore-chart canvas")
+        keys, values = _positions(frames)
+        moving = [k for k in keys if len(values[k]) > 1]
+        assert moving, f"{path}: figure {i + 1} has no parameter that moves"
+        sliders = {k: page.locator(f'{fig} input[data-param="{k}"]') for k in moving}
+        for k, slider in sliders.items():
+            label = page.locator(f'{fig} label[for="{slider.get_attribute("id")}"]').inner_text().strip()
+            assert label, f"{path}: the control of {k} has no label"
+        for combo in itertools.product(*(range(len(values[k])) for k in moving)):  # every position, by keyboard
+            for k, idx in zip(moving, combo):
+                sliders[k].focus()
+                page.keyboard.press("Home")
+                for _ in range(idx):
+                    page.keyboard.press("ArrowRight")
+            _settle(page)
+            strokes, rows, params = _read(page, names)
+            want = {k: values[k][idx] for k, idx in zip(moving, combo)}
+            assert {k: params[k] for k in moving} == want, f"{path}: the controls at {want} show {params}"
+            [frame] = [f for f in frames if f["params"] == params]
+            assert not (msg := drawn_mismatch(strokes, frame, x, y["log"])), f"{path} {params}: {msg}"
+            assert not (msg := table_mismatch(rows, frame, x, y["format"])), f"{path} {params}: {msg}"
+            for k, slider in sliders.items():
+                shown = page.locator(f'{fig} output[for="{slider.get_attribute("id")}"]').inner_text()
+                assert shown and slider.get_attribute("aria-valuetext") == shown, f"{path}: {k} shows {shown!r}"
+        first = sliders[moving[0]]  # one keyboard step changes the figure: another frame, drawn anew
+        first.focus()
+        page.keyboard.press("Home")
+        _settle(page)
+        before, count = page.get_attribute(fig, "data-frame"), len(_read(page, names)[0])
+        page.keyboard.press("ArrowRight")
+        _settle(page)
+        assert page.get_attribute(fig, "data-frame") != before, f"{path}: ArrowRight on {moving[0]} changed nothing"
+        assert len(_read(page, names)[0]) > count, f"{path}: ArrowRight on {moving[0]} drew nothing"
+        chart = page.locator(f"{fig} .explore-chart")
+        chart.focus()
+        page.keyboard.press("ArrowRight")
+        point = page.locator(f"{fig} .explore-point").inner_text()
+        _, _, params = _read(page, names)
+        [frame] = [f for f in frames if f["params"] == params]
+        first = next(iter(frame["series"]))
+        assert format(frame["series"][first][0], y["format"]) in point, f"{path}: focused point says {point!r}"
+        assert not errors, f"{path}: {errors}"
+    finally:
+        ctx.close()
+
+
+def test_an_edited_value_in_the_page_is_caught_by_the_drawing_check(explore_browser):
+    lang, src, i, names = CASES[0]
+    frames, x, y = _frames(names)
+    key = next(iter(frames[0]["series"]))
+    value = frames[0]["series"][key][len(x) // 2]
+
+    def edit(text: str) -> str:
+        old = json.dumps(value)
+        assert old in text
+        return text.replace(old, json.dumps(value * 7 + 1), 1)
+
+    ctx, page, errors = _open(explore_browser, _page_path(lang, src), edit=edit)
+    try:
+        page.wait_for_selector(f'figure[data-explore="{names}"] .explore-chart canvas')
+        strokes, rows, params = _read(page, names)
+        [frame] = [f for f in frames if f["params"] == params]
+        assert drawn_mismatch(strokes, frame, x, y["log"]) is not None
+        assert table_mismatch(rows, frame, x, y["format"]) is not None
+    finally:
+        ctx.close()
+
+
+@pytest.mark.parametrize("lang", SITE.languages)
+def test_without_the_chart_library_the_static_figure_shows(explore_browser, lang):
+    src, figs = next(iter(_explorables(lang).items()))
+    ctx, page, errors = _open(explore_browser, _page_path(lang, src), block="uPlot.iife.min.js")
+    try:
+        fig = page.locator(f'figure[data-explore="{figs[0]}"]')
+        assert fig.locator("img").first.is_visible()
+        assert fig.locator(".explore").count() == 0
+        assert not [e for e in errors if "Failed to load resource" not in e and "uPlot" not in e], errors
+    finally:
+        ctx.close()
+
+
+def test_an_explorable_draws_from_file_urls(built_site, explore_browser):
+    browser, _ = explore_browser
+    lang, src, i, names = CASES[0]
+    ctx = browser.new_context()
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto((built_site / _page_path(lang, src) / "index.html").as_uri())
+        page.wait_for_selector(f'figure[data-explore="{names}"] .explore-chart canvas', timeout=10_000)
+        assert not errors, errors
+    finally:
+        ctx.close()
