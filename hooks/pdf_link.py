@@ -27,7 +27,7 @@ one_module(__name__, __file__)
 
 MARKER = re.compile(r"^[ \t]*<!--[ \t]*pdf-edition[ \t]*-->[ \t]*$", re.M)
 FOLDER = "pdf"
-# the element the hook writes and tools/pdf.py's localize() rewrites: no element nests inside it but <a> and <code>
+# the element the hook writes and tools/pdf.py's localize() rewrites: no span nests inside it (<a>, <small>, <code>)
 LINK = re.compile(r'<span class="rn-pdf-edition" data-pdf="([^"]+)">(?:(?!</?span\b).)*</span>', re.S)
 
 
@@ -47,7 +47,7 @@ def link(facts: site_facts.Facts, lang: str, site_url: str | None = None, local:
         inner = f'<a href="{"../" * depth}{name}" download>{text}</a>'
     else:
         note = html.escape(facts.text(lang, "pdf_remote_note")).replace("./run pdf", "<code>./run pdf</code>")
-        inner = f'<a href="{html.escape((site_url or facts.site_url) + name)}">{text}</a>{note}'
+        inner = f'<a href="{html.escape((site_url or facts.site_url) + name)}">{text}</a><small class="rn-pdf-note">{note}</small>'
     return f'<span class="rn-pdf-edition" data-pdf="{name}">{inner}</span>'
 
 

@@ -48,7 +48,7 @@ body { margin: 0; }
 .rn-toc { break-after: page; }
 .rn-chapter { break-before: page; }
 .md-typeset .headerlink, .md-code__nav, .md-code__button, .md-clipboard, .rn-notebook-links,
-.md-source-file, .md-content__button { display: none !important; }
+.md-source-file, .md-content__button, .rn-pdf-note { display: none !important; }
 .md-typeset pre > code { white-space: pre-wrap; word-break: break-all; }
 .md-typeset details { break-inside: avoid; }
 .md-typeset img { max-width: 100%; break-inside: avoid; }
