@@ -130,7 +130,8 @@ def wide_chars(html_text: str) -> str:
 
 def fallback_font(chars: str) -> tuple[Path, int]:
     """The font file and face index fontconfig matches for ``chars`` (``fc-match :charset=...``)."""
-    out = _run("fc-match", "-f", "%{file}|%{index}", ":charset=" + " ".join(f"{ord(c):x}" for c in chars[:64]))
+    out = _run("fc-match", "-f", "%{file}|%{index}", ":charset=" + " ".join(f"{ord(c):x}" for c in chars[:64]),
+               package="fontconfig")
     path, _, index = out.partition("|")
     if not path or not Path(path).is_file():
         raise SystemExit(f"tools/pdf.py: fc-match names no font file for {chars[:8]!r}...: {out!r}")
@@ -138,7 +139,8 @@ def fallback_font(chars: str) -> tuple[Path, int]:
 
 
 def subset_font(chars: str, out: Path) -> Path:
-    """One face of :func:`fallback_font`, reduced to ``chars``, written to ``out`` (TrueType)."""
+    """One face of :func:`fallback_font` (matched on the first 64 of ``chars``), reduced to ``chars``, written
+    to ``out`` (TrueType). A character the face lacks is left out: Chromium falls back for it as on the web."""
     import logging
 
     from fontTools import subset
@@ -314,13 +316,13 @@ _HAN = re.compile(r"[\u4e00-\u9fff]")
 _LATIN = re.compile(r"[A-Za-z]")
 
 
-def _run(*cmd: str) -> str:
+def _run(*cmd: str, package: str = "poppler-utils") -> str:
     import subprocess
 
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     except FileNotFoundError:
-        raise SystemExit(f"{cmd[0]} is missing: apt-get install poppler-utils") from None
+        raise SystemExit(f"{cmd[0]} is missing: apt-get install {package}") from None
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed: {proc.stderr.strip()}")
     return proc.stdout
