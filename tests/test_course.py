@@ -17,7 +17,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from hooks import site_facts
+from hooks import pdf_link, site_facts
 from tools import built_site as checks
 from tools import html_scan, notebooks
 
@@ -282,20 +282,75 @@ def test_each_language_has_a_pdf_edition_with_outline_its_language_and_no_raw_te
         assert path.exists(), f"tools/pdf.py wrote no {pdf.pdf_name(SITE, lang)}"
         found += pdf.problems(path, SITE.text(lang, "script"), _chapter_titles(built_site, lang), [date, commit[:12]],
                               _code_lines(), min_pages=2 + len(SITE.nav_pages))
+        found += pdf.size_problems(path)
     assert not found, "\n".join(found)
 
 
-def test_home_pages_link_their_pdf_edition(built_site):
-    from posixpath import normpath
-
+def test_a_plain_build_links_the_published_pdf_and_no_missing_file(built_site):
+    """``mkdocs build`` writes no PDF: each home page links the published edition, a click away (an
+    ``<a href>``, nothing loaded), and no link points at a file the site lacks."""
     from tools import pdf
 
+    assert pdf.link_problems(built_site) == []
     for lang in SITE.languages:
-        home = SITE.url_of(lang, "index.md")
-        text = (built_site / home / "index.html").read_text(encoding="utf-8")
-        hrefs = re.findall(r'<a\b[^>]*href="([^"]+\.pdf)"', text)
-        want = pdf.pdf_name(SITE, lang)
-        assert any(normpath(f"/{home}{h}") == f"/{want}" for h in hrefs), f"{home or '/'}: no link to {want}: {hrefs}"
+        assert not (built_site / pdf.pdf_name(SITE, lang)).exists(), "a plain build holds a PDF: the test proves nothing"
+        text = (built_site / SITE.url_of(lang, "index.md") / "index.html").read_text(encoding="utf-8")
+        assert f'href="{SITE.site_url}{pdf.pdf_name(SITE, lang)}"' in text, lang
+        assert "./run pdf" in text, f"{lang}: the home page does not say that ./run pdf prints a local edition"
+    assert html_scan.external_assets(built_site) == []
+
+
+def _home_pages(site: Path, dest: Path) -> Path:
+    for lang in SITE.languages:
+        rel = SITE.url_of(lang, "index.md")
+        (dest / rel).mkdir(parents=True, exist_ok=True)
+        shutil.copy(site / rel / "index.html", dest / rel / "index.html")
+    return dest
+
+
+def test_with_the_pdf_in_the_site_the_home_pages_link_the_local_file(built_site, tmp_path):
+    """What ``tools/pdf.py`` does after printing into the site (:func:`tools.pdf.localize`), on a copy of the
+    home pages with stand-in PDF files; and the mutations: a link to a file the site lacks, a published link
+    where the site holds its own, a home page without the link."""
+    from tools import pdf
+
+    site = _home_pages(built_site, tmp_path / "site")
+    homes = {lang: SITE.url_of(lang, "index.md") + "index.html" for lang in SITE.languages}
+    with pytest.raises(SystemExit, match=re.escape(str(site / pdf.pdf_name(SITE, SITE.default)))):
+        pdf.localize(site)  # no PDF yet: nothing is relinked
+    found = [p for p in pdf.link_problems(site) if "does not hold" in p]
+    assert found == [], found
+    (site / pdf_link.FOLDER).mkdir()
+    for lang in SITE.languages:
+        (site / pdf.pdf_name(SITE, lang)).write_bytes(b"%PDF-1.7 stand-in")
+    found = pdf.link_problems(site)  # the site holds its PDFs, the pages still link the published ones
+    assert sorted(p.split(":")[0] for p in found if "links the published" in p) == sorted(homes.values()), found
+    assert sorted(str(p.relative_to(site)) for p in pdf.localize(site)) == sorted(homes.values())
+    assert pdf.link_problems(site) == []
+    for lang, home in homes.items():
+        text = (site / home).read_text(encoding="utf-8")
+        assert SITE.site_url + pdf.pdf_name(SITE, lang) not in text and " download>" in text, lang
+    assert pdf.localize(site) and pdf.link_problems(site) == []  # a second run changes nothing
+    gone = pdf.pdf_name(SITE, SITE.default)
+    (site / gone).unlink()
+    found = pdf.link_problems(site)
+    assert len(found) == 1 and found[0].startswith(f"{homes[SITE.default]}: links ") and "does not hold" in found[0], found
+    (site / gone).write_bytes(b"%PDF-1.7 stand-in")
+    page = site / homes[SITE.default]
+    page.write_text(pdf_link.LINK.sub("", page.read_text(encoding="utf-8")), encoding="utf-8")
+    assert any(p.startswith(f"{homes[SITE.default]}: no link to its edition") for p in pdf.link_problems(site))
+    with pytest.raises(SystemExit, match=re.escape(str(page)) + ".*has no PDF link"):
+        pdf.localize(site)
+
+
+def test_the_pdf_link_marker_belongs_on_a_home_page():
+    from mkdocs.exceptions import PluginError
+    from types import SimpleNamespace
+
+    config = SimpleNamespace(config_file_path=str(SITE.root / "mkdocs.yml"))
+    page = SimpleNamespace(file=SimpleNamespace(src_uri=f"{SITE.default}/ffn-design.md"), url=SITE.url_of(SITE.default, "ffn-design.md"))
+    with pytest.raises(PluginError, match="ffn-design.md has <!-- pdf-edition -->"):
+        pdf_link.on_page_markdown("<!-- pdf-edition -->\n", page, config, None)
 
 
 def test_a_bad_edition_is_found(built_site, tmp_path):
@@ -312,9 +367,36 @@ def test_a_bad_edition_is_found(built_site, tmp_path):
                      "raw TeX outside code", "title page lacks '0123456789ab'"):
         assert any(p.startswith("bad.pdf") and expected in p for p in found), (expected, found)
     assert not any("'Title'" in p for p in found), found
+    assert pdf.size_problems(out) == []  # a small edition, compacted, its CJK font subset
+    big = pdf.size_problems(out, budget=1000, font_budget=100)
+    assert any(p.startswith("bad.pdf: ") and "over its budget of 0.0 MB" in p for p in big), big
+    assert any(p.startswith("bad.pdf: the font ") and "is embedded in" in p for p in big), big
+    import pikepdf
+
+    with pikepdf.open(out) as doc:  # the same file saved as Chromium writes it: no object streams
+        doc.save(tmp_path / "plain.pdf", object_stream_mode=pikepdf.ObjectStreamMode.disable)
+    assert pdf.size_problems(tmp_path / "plain.pdf") == ["plain.pdf: no object streams (every object a plain dictionary of its own)"]
     # the same TeX line is allowed where it is a line of a snippet's code
     tex_line = next(p for p in found if "raw TeX" in p).split(": ", 1)[1].split(": ", 1)[1]
     assert not any("raw TeX" in p for p in pdf.problems(out, "han", [], [], {tex_line}, 1))
+
+
+def test_the_print_page_carries_its_cjk_font_subset_to_its_characters(tmp_path):
+    """Chromium embedded the whole font collection (wqy-zenhei.ttc, 9.2 MB) in the Chinese edition: the print
+    page serves one face of the font fontconfig picks for its wide characters, reduced to them."""
+    from fontTools.ttLib import TTFont
+
+    from tools import pdf
+
+    page = "<p>Residual 残差&#x7b14;记，<code>x</code></p>"
+    chars = pdf.wide_chars(page)
+    assert chars == "".join(sorted("残差笔记，")), chars
+    font = TTFont(pdf.subset_font(chars, tmp_path / "cjk.ttf"))
+    assert {chr(c) for c in font.getBestCmap()} == set(chars)
+    assert (tmp_path / "cjk.ttf").stat().st_size < 100_000
+    styled = pdf._with_font("<html><head></head><body></body></html>", "cjk.ttf")
+    assert styled.index('src: url("cjk.ttf")') < styled.index("</head>") and "unicode-range: U+2E80-10FFFF" in styled
+    assert pdf.wide_chars("<p>only Latin, ✔ and “quotes”</p>") == ""
 
 
 def _solution_outputs(lang: str) -> list[str]:

@@ -9,9 +9,12 @@ prints it with Playwright's ``page.pdf`` (tagged, with an outline from the headi
 gives the date and commit (git), a contents list links every chapter. Ids are prefixed with their
 page's slug, and links between pages become links inside the PDF. Chromium embeds the fonts it
 used: the Chinese edition carries a CJK font (the site's font stack falls back to the system's
-WenQuanYi Zen Hei, ``fonts-wqy-zenhei``), so it prints the same on any machine.
+WenQuanYi Zen Hei, ``fonts-wqy-zenhei``), so it prints the same on any machine; the print page
+serves that font itself, subset to its characters (:func:`subset_font`: Chromium embedded the whole
+collection file otherwise).
 
-Writes ``SITE_DIR/pdf/<repo>.<lang>.pdf`` (:func:`pdf_name`), the address the home pages link.
+Writes ``SITE_DIR/pdf/<repo>.<lang>.pdf`` (:func:`pdf_name`), then points the home pages' links at
+them (:func:`localize`; a plain build links the published edition, ``hooks/pdf_link.py``).
 """
 
 from __future__ import annotations
@@ -26,10 +29,9 @@ import threading
 from pathlib import Path, PurePosixPath
 from urllib.parse import urljoin, urlsplit
 
-from hooks import citation, site_facts
-from tools import browser
+from hooks import citation, pdf_link, site_facts
+from tools import browser, files
 
-FOLDER = "pdf"
 _ARTICLE = re.compile(r"<article\b[^>]*>(.*?)</article>", re.S)
 _STYLESHEET = re.compile(r'<link rel="stylesheet" href="([^"]+)"')
 _TITLE = re.compile(r"<title>(.*?)</title>", re.S)
@@ -46,17 +48,14 @@ body { margin: 0; }
 .rn-toc { break-after: page; }
 .rn-chapter { break-before: page; }
 .md-typeset .headerlink, .md-code__nav, .md-code__button, .md-clipboard, .rn-notebook-links,
-.md-source-file, .md-content__button { display: none !important; }
+.md-source-file, .md-content__button, .rn-pdf-note { display: none !important; }
 .md-typeset pre > code { white-space: pre-wrap; word-break: break-all; }
 .md-typeset details { break-inside: avoid; }
 .md-typeset img { max-width: 100%; break-inside: avoid; }
 """
 
 
-def pdf_name(facts: site_facts.Facts, lang: str) -> str:
-    """``pdf/<repo>.<lang>.pdf`` under the site root."""
-    repo = facts.repo_url.rstrip("/").rsplit("/", 1)[-1] or "site"
-    return f"{FOLDER}/{repo}.{lang}.pdf"
+pdf_name = pdf_link.pdf_name  # pdf/<repo>.<lang>.pdf under the site root: the hook links the same file
 
 
 def _slug(page: str) -> str:
@@ -114,6 +113,62 @@ def print_page(site: Path, lang: str, facts: site_facts.Facts, commit: str | Non
             + "".join(chapters) + "</body></html>")
 
 
+# The CJK font: Chromium (Skia) embeds a font of a TrueType collection whole when it cannot subset it,
+# and it did so for the Chinese edition: the whole 16.8 MB wqy-zenhei.ttc (9.2 MB deflated, 44 % of the
+# file). So the print page carries its own font for every character from CJK radicals on: the font
+# fontconfig picks for them (what Chromium falls back to on the web pages), one face of it, subset by
+# fontTools to the characters the page uses. The glyphs are the same; only what is embedded shrinks.
+WIDE_FROM = 0x2E80
+PRINT_FONT = "rn-print-wide"
+_TAG = re.compile(r"<[^>]*>")
+
+
+def wide_chars(html_text: str) -> str:
+    """The characters from ``WIDE_FROM`` on in the page's text (tags dropped, entities read)."""
+    return "".join(sorted({c for c in html.unescape(_TAG.sub(" ", html_text)) if ord(c) >= WIDE_FROM}))
+
+
+def fallback_font(chars: str) -> tuple[Path, int]:
+    """The font file and face index fontconfig matches for ``chars`` (``fc-match :charset=...``)."""
+    out = _run("fc-match", "-f", "%{file}|%{index}", ":charset=" + " ".join(f"{ord(c):x}" for c in chars[:64]),
+               package="fontconfig")
+    path, _, index = out.partition("|")
+    if not path or not Path(path).is_file():
+        raise SystemExit(f"tools/pdf.py: fc-match names no font file for {chars[:8]!r}...: {out!r}")
+    return Path(path), int(index or 0)
+
+
+def subset_font(chars: str, out: Path) -> Path:
+    """One face of :func:`fallback_font` (matched on the first 64 of ``chars``), reduced to ``chars``, written
+    to ``out`` (TrueType). A character the face lacks is left out: Chromium falls back for it as on the web."""
+    import logging
+
+    from fontTools import subset
+    from fontTools.ttLib import TTFont
+
+    logging.getLogger("fontTools.subset").setLevel(logging.ERROR)  # "BDF NOT subset; dropped": bitmaps we do not print
+
+    path, index = fallback_font(chars)
+    font = TTFont(path, fontNumber=index, lazy=True, recalcTimestamp=False)
+    missing = [c for c in chars if ord(c) not in font.getBestCmap()]
+    options = subset.Options()
+    options.layout_features = ["*"]
+    options.name_IDs = ["*"]
+    options.notdef_outline = True
+    sub = subset.Subsetter(options)
+    sub.populate(unicodes=[ord(c) for c in chars if c not in missing])
+    sub.subset(font)
+    font.save(str(out))
+    return out
+
+
+def _with_font(html_text: str, font_url: str) -> str:
+    style = (f'<style>@font-face {{ font-family: "{PRINT_FONT}"; src: url("{font_url}") format("truetype"); '
+             f"unicode-range: U+{WIDE_FROM:X}-10FFFF; }}\n"
+             f':root {{ --md-text-font: "{PRINT_FONT}"; --md-code-font: "{PRINT_FONT}"; }}</style>')
+    return html_text.replace("</head>", style + "</head>", 1) if "</head>" in html_text else style + html_text
+
+
 def print_pdf(html_text: str, site: Path, out: Path, footer_lang: str = "") -> None:
     """Print ``html_text`` (placed at the site root, served as published) to ``out`` with Chromium, in a
     thread of its own: Playwright's sync API refuses a thread where an asyncio loop runs (as in pytest,
@@ -137,6 +192,12 @@ def _print_pdf(html_text: str, site: Path, out: Path) -> None:
     from playwright.sync_api import sync_playwright
 
     out.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_font = tempfile.mkstemp(prefix=".print-", suffix=".ttf", dir=site)
+    os.close(fd)
+    chars = wide_chars(html_text)
+    if chars:
+        subset_font(chars, Path(tmp_font))
+        html_text = _with_font(html_text, Path(tmp_font).name)
     fd, tmp_html = tempfile.mkstemp(prefix=".print-", suffix=".html", dir=site)
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(html_text)
@@ -156,14 +217,86 @@ def _print_pdf(html_text: str, site: Path, out: Path) -> None:
                          margin={"top": "16mm", "bottom": "18mm", "left": "14mm", "right": "14mm"})
             finally:
                 chromium.close()
-        os.replace(tmp_pdf, out)
+        compact(Path(tmp_pdf), out)
     finally:
         Path(tmp_html).unlink(missing_ok=True)
         Path(tmp_pdf).unlink(missing_ok=True)
+        Path(tmp_font).unlink(missing_ok=True)
+
+
+def localize(site: Path, facts: site_facts.Facts | None = None) -> list[Path]:
+    """Point each home page's PDF link (``hooks/pdf_link.py``) at the edition written into ``site``,
+    rewriting the pages atomically. A PDF missing, or a home page without the link, fails loudly,
+    naming the file: no link may point at a missing file."""
+    facts = facts or site_facts.load()
+    done = []
+    for lang in facts.languages:
+        page = site / facts.url_of(lang, "index.md") / "index.html"
+        name = pdf_name(facts, lang)
+        if not (site / name).is_file():
+            raise SystemExit(f"tools/pdf.py: {site / name} does not exist: {page} may not link it")
+        text = page.read_text(encoding="utf-8")
+        if name not in {m.group(1) for m in pdf_link.LINK.finditer(text)}:
+            raise SystemExit(f'tools/pdf.py: {page} has no PDF link to {name} (<span class="rn-pdf-edition" '
+                             f'data-pdf="{name}">, written by hooks/pdf_link.py)')
+        files.write_atomic(page, pdf_link.LINK.sub(
+            lambda m: pdf_link.link(facts, lang, local=True) if m.group(1) == name else m.group(0), text))
+        done.append(page)
+    return done
+
+
+def link_problems(site: Path, facts: site_facts.Facts | None = None) -> list[str]:
+    """What is wrong with the home pages' PDF links in a built ``site``: a home page that links no edition
+    of its language, or a link to a file the site does not hold. A link to the published edition
+    (``site_url`` + :func:`pdf_name`) is right wherever the site has no PDF of its own (the Pages
+    workflow prints that file before it publishes); once the site holds the file, the link must be
+    the local one. Each problem names the page."""
+    from posixpath import normpath
+
+    facts = facts or site_facts.load()
+    found = []
+    for lang in facts.languages:
+        home = facts.url_of(lang, "index.md")
+        rel = f"{home}index.html"
+        text = (site / home / "index.html").read_text(encoding="utf-8")
+        name, published = pdf_name(facts, lang), facts.site_url + pdf_name(facts, lang)
+        hrefs = [html.unescape(h) for h in re.findall(r'<a\b[^>]*\bhref="([^"]+\.pdf)"', text)]
+        local = [h for h in hrefs if not urlsplit(h).scheme]
+        if not any(normpath(f"/{home}{h}") == f"/{name}" for h in local) and published not in hrefs:
+            found.append(f"{rel}: no link to its edition {name} (local) or {published}: {hrefs}")
+        for h in local:
+            target = normpath(f"{home}{h}")
+            if not (site / target).is_file():
+                found.append(f"{rel}: links {h}, which the site does not hold ({target})")
+        if (site / name).is_file() and published in hrefs:
+            found.append(f"{rel}: links the published {published} although the site holds {name}")
+    return found
+
+
+def compact(src: Path, out: Path) -> None:
+    """Write ``src`` to ``out`` (atomically) with its objects in compressed object streams (qpdf, through
+    pikepdf). Skia writes each object of the tagged PDF's structure tree (one per element of the page:
+    every highlighted token, every MathML node) and of the links as a plain dictionary of its own:
+    measured on 2026-12-02 on the English edition (224 pages), 101,825 such objects took 9.5 MB and
+    their cross-reference table 2.1 MB of 17.2 MB; compacted, the edition is 5.2 MB. Streams are
+    decoded and deflated again; content, fonts, outline and tags are unchanged."""
+    import pikepdf
+
+    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
+    os.close(fd)
+    try:
+        with pikepdf.open(src) as doc:
+            doc.save(tmp, object_stream_mode=pikepdf.ObjectStreamMode.generate, compress_streams=True,
+                     stream_decode_level=pikepdf.StreamDecodeLevel.generalized, recompress_flate=True,
+                     deterministic_id=True)
+        os.replace(tmp, out)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
 
 
 def write(site: Path, facts: site_facts.Facts | None = None, out_dir: Path | None = None) -> list[Path]:
-    """Print every language's edition to ``out_dir`` (default: the site), at :func:`pdf_name`."""
+    """Print every language's edition to ``out_dir`` (default: the site), at :func:`pdf_name`; printed into
+    the site, the home pages then link the local files (:func:`localize`)."""
     facts = facts or site_facts.load()
     commit, date = citation.git_version(facts.root)
     written = []
@@ -171,6 +304,8 @@ def write(site: Path, facts: site_facts.Facts | None = None, out_dir: Path | Non
         out = (out_dir or site) / pdf_name(facts, lang)
         print_pdf(print_page(site, lang, facts, commit, date), site, out)
         written.append(out)
+    if out_dir is None:
+        localize(site, facts)
     return written
 
 
@@ -181,13 +316,13 @@ _HAN = re.compile(r"[\u4e00-\u9fff]")
 _LATIN = re.compile(r"[A-Za-z]")
 
 
-def _run(*cmd: str) -> str:
+def _run(*cmd: str, package: str = "poppler-utils") -> str:
     import subprocess
 
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     except FileNotFoundError:
-        raise SystemExit(f"{cmd[0]} is missing: apt-get install poppler-utils") from None
+        raise SystemExit(f"{cmd[0]} is missing: apt-get install {package}") from None
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed: {proc.stderr.strip()}")
     return proc.stdout
@@ -235,6 +370,35 @@ def missing(pdf: Path, lines: list[str]) -> list[str]:
     a printed table's row on one line, and compared without whitespace, since Chromium wraps long code lines."""
     text = re.sub(r"\s+", "", _run("pdftotext", "-layout", str(pdf), "-"))
     return [f"{pdf.name}: lacks the line {line!r}" for line in lines if re.sub(r"\s+", "", line) not in text]
+
+
+# Size budget, measured on 2026-12-02 on the same pages (CONTRIBUTING, "PDF edition"): zh 208 pages 6.8 MB,
+# en 224 pages 5.2 MB. Before: zh 28.0 MB (the whole wqy-zenhei.ttc embedded, 9.2 MB deflated), and
+# 18.8 / 17.2 MB with the print font but before compact(). The largest font embedded now is 0.17 MB.
+SIZE_BUDGET = 10_000_000
+FONT_BUDGET = 1_000_000
+
+
+def size_problems(pdf: Path, budget: int = SIZE_BUDGET, font_budget: int = FONT_BUDGET) -> list[str]:
+    """An edition over ``budget`` bytes, or embedding a font file over ``font_budget`` (a font embedded
+    whole instead of subset), or written without object streams (:func:`compact` skipped). Each problem
+    names the file."""
+    import pikepdf
+
+    found = []
+    size = pdf.stat().st_size
+    if size > budget:
+        found.append(f"{pdf.name}: {size / 1e6:.1f} MB, over its budget of {budget / 1e6:.1f} MB")
+    with pikepdf.open(pdf) as doc:
+        for obj in doc.objects:
+            if isinstance(obj, pikepdf.Dictionary) and obj.get("/Type") == "/FontDescriptor":
+                for key in ("/FontFile", "/FontFile2", "/FontFile3"):
+                    if key in obj and len(obj[key].read_raw_bytes()) > font_budget:
+                        found.append(f"{pdf.name}: the font {obj.get('/FontName')} is embedded in "
+                                     f"{len(obj[key].read_raw_bytes()) / 1e6:.1f} MB, over {font_budget / 1e6:.1f} MB")
+        if not any(isinstance(o, pikepdf.Stream) and o.get("/Type") == "/ObjStm" for o in doc.objects):
+            found.append(f"{pdf.name}: no object streams (every object a plain dictionary of its own)")
+    return found
 
 
 def main(argv: list[str] | None = None) -> int:
