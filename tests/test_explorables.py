@@ -401,15 +401,16 @@ def test_a_kept_figure_shows_its_static_curves_only_without_the_chart(explore_br
 
 def test_static_curves_shown_twice_or_hidden_without_the_chart_are_caught(explore_browser):
     lang, src, i, names = KEEP_CASES[0]
-    unmarked = lambda text: text.replace("explore-static", "figure-unmarked")  # noqa: E731
-    ctx, page, _ = _open(explore_browser, _page_path(lang, src), edit=unmarked)
+    shown = lambda text: text.replace("</head>", "<style>figure a.glightbox, figure img.explore-static"  # noqa: E731
+                                      "{display:inline !important}</style></head>")  # the hiding rule broken
+    ctx, page, _ = _open(explore_browser, _page_path(lang, src), edit=shown)
     try:
         page.wait_for_selector(f'figure[data-explore="{names}"] .explore-chart canvas')
         assert "shown twice" in (static_curves_mismatch(page, names, live=True) or "")
     finally:
         ctx.close()
-    hide = lambda text: text.replace("</head>", "<style>img.explore-static{display:none}</style></head>")  # noqa: E731
-    ctx, page, _ = _open(explore_browser, _page_path(lang, src), js=False, edit=hide)
+    hide = lambda text: text.replace("</head>", "<style>img.explore-static{display:none !important}</style></head>")  # noqa: E731
+    ctx, page, _ = _open(explore_browser, _page_path(lang, src), block="uPlot.iife.min.js", edit=hide)
     try:
         assert "hidden" in (static_curves_mismatch(page, names, live=False) or "")
     finally:
