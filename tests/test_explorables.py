@@ -61,6 +61,44 @@ def test_each_language_has_the_same_explorables_and_enough_of_them():
         assert pages == per[SITE.default], f"docs/{lang}/ has other explorables than docs/{SITE.default}/"
 
 
+_KEEP = re.compile(r'<figure\b[^>]*\bdata-explore="(?P<names>[^"]*)"[^>]*\bdata-explore-keep\b[^>]*>(?P<body>.*?)</figure>', re.S)
+_STATIC = re.compile(r"!\[[^\]]*\]\((?P<src>[^)\s]+)\)\{[^}]*\.explore-static\b[^}]*\}")
+
+
+def keep_problems(text: str, lang: str) -> list[str]:
+    """A figure that keeps its static figures (data-explore-keep) must also hold, for each data file it
+    names, the static drawing of that file's curves (``<name>-curves.<lang>.svg``, class explore-static):
+    what prints, what a reader without JavaScript sees, what the notebook shows."""
+    problems = []
+    for m in _KEEP.finditer(text):
+        srcs = [s.rsplit("/", 1)[-1] for s in _STATIC.findall(m["body"])]
+        for name in m["names"].split():
+            want = f"{name}-curves.{lang}.svg"
+            if want not in srcs:
+                problems.append(f"figure {m['names']!r} keeps its static figures but holds no {want} of class explore-static")
+            elif not (SITE.docs / "assets" / "figures" / want).is_file():
+                problems.append(f"{want} is not committed")
+    return problems
+
+
+def _keeps(lang: str, src: str, names: str) -> bool:
+    return any(m["names"] == names for m in _KEEP.finditer((SITE.docs / lang / src).read_text(encoding="utf-8")))
+
+
+@pytest.mark.parametrize("lang,src,i,names", CASES)
+def test_a_kept_figure_holds_the_static_drawing_of_its_curves(lang, src, i, names):
+    problems = keep_problems((SITE.docs / lang / src).read_text(encoding="utf-8"), lang)
+    assert not problems, f"docs/{lang}/{src}:\n" + "\n".join(problems)
+
+
+def test_a_kept_figure_without_its_static_curves_is_caught():
+    lang, src = next((c[0], c[1]) for c in CASES if _keeps(c[0], c[1], c[3]))
+    text = (SITE.docs / lang / src).read_text(encoding="utf-8")
+    assert not keep_problems(text, lang)
+    dropped = re.sub(r"^.*\.explore-static.*\n", "", text, count=1, flags=re.M)
+    assert dropped != text and any("holds no" in p for p in keep_problems(dropped, lang))
+
+
 @pytest.mark.parametrize("lang,src,i,names", CASES)
 def test_an_explorable_names_committed_data_files(lang, src, i, names):
     for name in names.split():
@@ -180,9 +218,10 @@ def explore_browser(built_site):
         browser.close()
 
 
-def _open(explore_browser, path: str, block: str | None = None, edit=None, width: int = 1280):
+def _open(explore_browser, path: str, block: str | None = None, edit=None, width: int = 1280, js: bool = True):
     browser, base = explore_browser
-    ctx = browser.new_context(viewport={"width": width, "height": 900}, service_workers="block")
+    ctx = browser.new_context(viewport={"width": width, "height": 900}, service_workers="block",
+                              java_script_enabled=js)
     ctx.add_init_script(RECORD)
     page = ctx.new_page()
     errors: list[str] = []
@@ -316,6 +355,64 @@ def test_without_the_chart_library_the_static_figure_shows(explore_browser, lang
         assert fig.locator("img").first.is_visible()
         assert fig.locator(".explore").count() == 0
         assert not [e for e in errors if "Failed to load resource" not in e and "uPlot" not in e], errors
+    finally:
+        ctx.close()
+
+
+KEEP_CASES = [c for c in CASES if _keeps(c[0], c[1], c[3])]
+
+
+def static_curves_mismatch(page, names: str, live: bool) -> str | None:
+    """What is wrong with the static curves (images of class explore-static) of a figure that keeps
+    its static figures: without the chart they show, with it live they are hidden (the chart draws
+    them) while the kept figures stay."""
+    fig = page.locator(f'figure[data-explore="{names}"]')
+    curves, kept = fig.locator("img.explore-static"), fig.locator("img:not(.explore-static)")
+    if curves.count() == 0:
+        return "no image of class explore-static"
+    shown = [curves.nth(k).is_visible() for k in range(curves.count())]
+    if live and any(shown):
+        return f"the chart is live and {sum(shown)} static curves image(s) still show: the curves are shown twice"
+    if not live and not all(shown):
+        return f"no chart, and {shown.count(False)} static curves image(s) are hidden"
+    if not all(kept.nth(k).is_visible() for k in range(kept.count())):
+        return "a kept static figure is hidden"
+    return None
+
+
+@pytest.mark.parametrize("lang,src,i,names", KEEP_CASES)
+def test_a_kept_figure_shows_its_static_curves_only_without_the_chart(explore_browser, lang, src, i, names):
+    path = _page_path(lang, src)
+    for how, opts in (("without JavaScript", {"js": False}), ("without the chart library", {"block": "uPlot.iife.min.js"})):
+        ctx, page, _ = _open(explore_browser, path, **opts)
+        try:
+            assert page.locator(f'figure[data-explore="{names}"] .explore').count() == 0
+            assert not (msg := static_curves_mismatch(page, names, live=False)), f"{path} {how}: {msg}"
+        finally:
+            ctx.close()
+    ctx, page, errors = _open(explore_browser, path)
+    try:
+        page.wait_for_selector(f'figure[data-explore="{names}"] .explore-chart canvas')
+        assert not (msg := static_curves_mismatch(page, names, live=True)), f"{path}: {msg}"
+        assert not errors, f"{path}: {errors}"
+    finally:
+        ctx.close()
+
+
+def test_static_curves_shown_twice_or_hidden_without_the_chart_are_caught(explore_browser):
+    lang, src, i, names = KEEP_CASES[0]
+    shown = lambda text: text.replace("</head>", "<style>figure a.glightbox, figure img.explore-static"  # noqa: E731
+                                      "{display:inline !important}</style></head>")  # the hiding rule broken
+    ctx, page, _ = _open(explore_browser, _page_path(lang, src), edit=shown)
+    try:
+        page.wait_for_selector(f'figure[data-explore="{names}"] .explore-chart canvas')
+        assert "shown twice" in (static_curves_mismatch(page, names, live=True) or "")
+    finally:
+        ctx.close()
+    hide = lambda text: text.replace("</head>", "<style>img.explore-static{display:none !important}</style></head>")  # noqa: E731
+    ctx, page, _ = _open(explore_browser, _page_path(lang, src), block="uPlot.iife.min.js", edit=hide)
+    try:
+        assert "hidden" in (static_curves_mismatch(page, names, live=False) or "")
     finally:
         ctx.close()
 
