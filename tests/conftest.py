@@ -219,6 +219,29 @@ class ScratchBuilds:
 
 
 @pytest.fixture(scope="session")
+def chromium() -> str:
+    from tools.browser import CHROMIUM, NO_CHROMIUM, browser_decision
+    if browser_decision() == "fail":
+        pytest.fail(f"CI is set and Chromium is missing: {NO_CHROMIUM}", pytrace=False)
+    return CHROMIUM
+
+
+@pytest.fixture(scope="session")
+def own_browser(built_site, chromium):
+    """One Chromium driven through Playwright's sync API for the whole session, on the site served as
+    published. One, because a sync Playwright keeps an event loop running in the main thread for as long
+    as it lives, and a second one started there meanwhile fails ("using Playwright Sync API inside the
+    asyncio loop"): every test module that drives a browser synchronously takes this one."""
+    from playwright.sync_api import sync_playwright
+
+    from tools.browser import CHROMIUM_ARGS, serve_published
+    with serve_published(built_site) as base, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        yield browser, base
+        browser.close()
+
+
+@pytest.fixture(scope="session")
 def scratch_builds(tmp_path_factory) -> ScratchBuilds:
     return ScratchBuilds(tmp_path_factory.mktemp("scratch-builds"))
 

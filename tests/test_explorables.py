@@ -26,7 +26,7 @@ import pytest
 from mkdocs.exceptions import PluginError
 
 from hooks import explorables, site_facts
-from tools.browser import CHROMIUM_ARGS, NO_CHROMIUM, browser_decision, serve_published
+from tools.browser import NO_CHROMIUM, browser_decision
 
 SITE = site_facts.load()
 DATA = SITE.docs / explorables.DATA
@@ -204,18 +204,11 @@ def table_mismatch(rows: list[list[str]], frame: dict, x: list, spec: str) -> st
 
 
 @pytest.fixture(scope="module")
-def explore_browser(built_site):
+def explore_browser(request):
+    """The session's one sync-API browser (tests/conftest.py: a second one in the same thread fails)."""
     if browser_decision() == "skip":
         pytest.skip(NO_CHROMIUM)
-    if browser_decision() == "fail":
-        pytest.fail(f"CI is set and Chromium is missing: {NO_CHROMIUM}", pytrace=False)
-    from playwright.sync_api import sync_playwright
-
-    from tools.browser import CHROMIUM
-    with serve_published(built_site) as base, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield browser, base
-        browser.close()
+    return request.getfixturevalue("own_browser")
 
 
 def _open(explore_browser, path: str, block: str | None = None, edit=None, width: int = 1280, js: bool = True):
