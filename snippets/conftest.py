@@ -13,15 +13,21 @@ that run trustworthy:
   after ``--block-timeout`` seconds (its stack is shown); a block that ends its process (``os._exit(0)``
   too) or crashes fails itself, and the session goes on with the others; whatever it left running is
   killed with its session;
-* the session fails if the tree changed.
+* the session fails if the tree changed;
+* with ``RESIDUAL_NOTES_RECORD`` set to a folder (``tools.snippets.RECORD``; the test suite sets it), each
+  block is also watched as ``tools/_worker.py`` watches it (``Watch``: offline, writes only in its folder, no
+  processes, no global state left behind) and what it printed and saved is left in that folder
+  (``tools.snippets.recorded`` reads it): this run is then the suite's native reader machine.
 
 (``tools/snippets.py`` is the stricter runner, with a network and write guard and every reader machine.)
 """
 
 from __future__ import annotations
 
+import contextlib
 import faulthandler
 import json
+import pickle
 import os
 import random
 import select
@@ -45,8 +51,8 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from tools import snippets  # noqa: E402
-from tools._worker import PRELOAD, snapshot, tree_changes  # noqa: E402
-from tools.files import remove_stale  # noqa: E402
+from tools._worker import PRELOAD, Watch, snapshot, tree_changes  # noqa: E402
+from tools.files import remove_stale, write_atomic  # noqa: E402
 
 _TREE: dict = {}
 _PLUGIN = "pytest_codeblocks.plugin"
@@ -127,6 +133,37 @@ def pytest_collection_modifyitems(session, config, items):
                 raise pytest.UsageError(f"{item.nodeid}: expected pytest-codeblocks' TestBlock with runtest() and "
                                         ".obj (a new pytest-codeblocks? update snippets/conftest.py)")
             item.runtest = _forked(item, item.runtest, config.getoption("block_timeout"))
+    if os.environ.get(snippets.RECORD) and not callable(getattr(_plugin(), "stdout_io", None)):
+        raise pytest.UsageError(f"{snippets.RECORD} is set, but {_PLUGIN}.stdout_io, through which pytest-codeblocks "
+                                "reads a block's output, is gone (a new pytest-codeblocks? update snippets/conftest.py)")
+
+
+def _plugin():
+    import importlib
+
+    return importlib.import_module(_PLUGIN)
+
+
+def _kept_stdout() -> list:
+    """From now on in this process, the StringIO pytest-codeblocks collects a block's stdout in is kept."""
+    plugin, kept = _plugin(), []
+    original = plugin.stdout_io
+
+    @contextlib.contextmanager
+    def keeping(stdout=None):
+        with original(stdout) as s:
+            kept.append(s)
+            yield s
+
+    plugin.stdout_io = keeping
+    return kept
+
+
+def _block_error(err: BaseException) -> str | None:
+    """The block's own exception: pytest-codeblocks re-raises one as a RuntimeError (from it), and raises a
+    RuntimeError of its own (from nothing) when the output differs, which is not the block's error."""
+    cause = err.__context__ if type(err) is RuntimeError else err
+    return None if cause is None else "".join(traceback.format_exception(cause))
 
 
 def _forked(item, runtest, timeout: float):
@@ -135,7 +172,7 @@ def _forked(item, runtest, timeout: float):
     return run
 
 
-def _child(runtest, timeout: float, w: int, folder: Path) -> None:
+def _child(item, runtest, timeout: float, w: int, folder: Path) -> None:
     """In the forked process: a fresh folder and random state, the block, then a message to the parent."""
     os.setsid()
     import numpy
@@ -150,15 +187,24 @@ def _child(runtest, timeout: float, w: int, folder: Path) -> None:
     random.seed()
     numpy.random.seed()
     faulthandler.dump_traceback_later(timeout, exit=True, file=sys.__stderr__)
+    record = os.environ.get(snippets.RECORD)
+    watch = Watch(folder, "<string>") if record else None  # pytest-codeblocks compiles a block as "<string>"
+    kept = _kept_stdout() if record else []
+    error = None
     try:
-        runtest()
+        with watch or contextlib.nullcontext():
+            runtest()
         message = ["passed", ""]
     except pytest.skip.Exception as err:
-        message = ["skipped", str(err)]
+        message, error = ["skipped", str(err)], f"skipped under pytest --codeblocks: {err}"
     except BaseException as err:  # noqa: BLE001 - SystemExit too
         text = err.args[0] if err.args and isinstance(err.args[0], str) else ""
-        message = ["failed", text or "".join(traceback.format_exception(err))]
+        message, error = ["failed", text or "".join(traceback.format_exception(err))], _block_error(err)
     faulthandler.cancel_dump_traceback_later()
+    if record:
+        name = snippets.Block(item.path, item.obj.lineno, "", None).name
+        write_atomic(snippets.record_file(Path(record), name), pickle.dumps(
+            {"stdout": kept[0].getvalue() if kept else "", "error": error, **watch.report(folder / "work")}))
     data = json.dumps(message).encode()
     while data:
         data = data[os.write(w, data):]
@@ -171,7 +217,7 @@ def _run_forked(item, runtest, timeout: float) -> None:
     if pid == 0:  # the child never returns into pytest
         try:
             os.close(r)
-            _child(runtest, timeout, w, folder)
+            _child(item, runtest, timeout, w, folder)
         finally:
             os._exit(0)
     os.close(w)

@@ -32,12 +32,18 @@ from tools.build import build, copy_project  # noqa: E402
 SNIPPET_SECONDS: dict[str, float] = {}  # wall time of each reader machine, for the summary
 QUICK_SKIPS = ("tests/test_browser.py",)  # what --quick leaves out, with the codeblocks run and other machines
 CODEBLOCKS = [sys.executable, "-m", "pytest", "--codeblocks", "snippets/"]  # as a reader types it (pytest.ini: no cache)
+NATIVE = next(iter(snippets.VARIANTS))
+RECORD = Path(tempfile.mkdtemp(prefix="codeblocks-record-"))  # what the codeblocks run saw of each block
+SESSION = {"quick": False}
 
 
 def pytest_addoption(parser):
     parser.addoption("--quick", action="store_true",
                      help="the contributor's loop: snippets on the first reader machine only, no browser, "
                           "no pytest-codeblocks run")
+    parser.addoption("--screenshots", action="store_true",
+                     help="the browser tests also save a full-page screenshot of every page, light and dark, in "
+                          "screenshots/ (for a person to look at; about four CPU minutes)")
 
 
 BACKGROUND = Background()
@@ -51,26 +57,43 @@ def _strict_build() -> tuple[Path, subprocess.CompletedProcess]:
 
 
 def _codeblocks() -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    """``pytest --codeblocks snippets/`` in a reader's fresh shell on the native machine (its environment:
+    PATH, HOME, the locale; one thread), recording what each block does (``snippets.RECORD``)."""
+    env = {k: v for k, v in snippets.machine_env(snippets.DEFAULT).items() if k != "PYTHONPATH"}
+    env[snippets.RECORD] = str(RECORD)
     return subprocess.run(CODEBLOCKS, cwd=ROOT, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL)
 
 
 class SnippetRuns:
-    """Every snippet block, run once per reader machine (snippets.VARIANTS), in the background."""
+    """Every snippet block, run once per reader machine (snippets.VARIANTS), in the background.
+
+    The native machine is the ``pytest --codeblocks`` run (which the suite runs anyway): it watches each
+    block as the worker does and records it (``snippets/conftest.py``), so the blocks run four times, not
+    five; its kernels are still probed by the worker. Under ``--quick`` (no codeblocks run) the worker
+    runs the native machine too."""
 
     def __init__(self, variants: list[str] | None = None):
         self.blocks = snippets.collect()
         self.variants = list(variants or snippets.VARIANTS)  # started together; any other one on request
+        self.codeblocks = not SESSION["quick"]  # the native machine's results: the codeblocks run's record
 
     def _run(self, labels: list[str]):
-        runs, seconds = snippets.run_variants(self.blocks, {label: snippets.VARIANTS[label] for label in labels})
+        by_codeblocks = self.codeblocks and NATIVE in labels
+        own = {label: snippets.VARIANTS[label] for label in labels if not (by_codeblocks and label == NATIVE)}
+        runs, seconds = snippets.run_variants(self.blocks, own) if own else ({}, {})
+        if by_codeblocks:
+            snippets.run_variants([], {NATIVE: snippets.DEFAULT})  # its kernel probe, alone
+            BACKGROUND.result("codeblocks", _codeblocks)
+            runs[NATIVE], seconds[NATIVE] = snippets.recorded(self.blocks, RECORD), BACKGROUND.seconds["codeblocks"]
         SNIPPET_SECONDS.update(seconds)
-        return runs
+        return {label: runs[label] for label in labels}
 
     def _job(self, variant: str) -> tuple[str, list[str]]:
         return ("snippets", self.variants) if variant in self.variants else (f"snippets on {variant}", [variant])
 
     def start(self) -> None:
+        if self.codeblocks:
+            BACKGROUND.start("codeblocks", _codeblocks)
         BACKGROUND.start("snippets", self._run, self.variants)
 
     def results(self, variant: str) -> list[snippets.Result]:
@@ -101,8 +124,8 @@ def _whole_suite(config) -> bool:
 def pytest_sessionstart(session):
     """The whole suite (``./run test``, ``./run test --quick``): start its jobs before collecting, which
     takes a core for several seconds."""
+    SESSION["quick"] = quick = session.config.getoption("quick")
     if _whole_suite(session.config):
-        quick = session.config.getoption("quick")
         _start({"built_site", "snippet_runs"} | (set() if quick else {"codeblocks_run"}),
                list(snippets.VARIANTS)[:1] if quick else list(snippets.VARIANTS))
 
@@ -264,16 +287,18 @@ def pytest_sessionfinish(session, exitstatus):
 
 
 def pytest_unconfigure(config):
-    for site in SITE_DIRS:
+    for site in [*SITE_DIRS, RECORD]:
         shutil.rmtree(site, ignore_errors=True)
 
 
 def pytest_terminal_summary(terminalreporter):
     if SNIPPET_SECONDS:
         terminalreporter.section("snippet runs per reader machine")
+        by_codeblocks = _SESSION["snippets"].codeblocks if "snippets" in _SESSION else False
         for label, seconds in SNIPPET_SECONDS.items():
-            workers = snippets.VARIANTS[label].workers
-            terminalreporter.write_line(f"{seconds:6.1f} s  {label} ({workers} block(s) at a time)")
+            how = ("pytest --codeblocks, 1 block at a time" if by_codeblocks and label == NATIVE
+                   else f"{snippets.VARIANTS[label].workers} block(s) at a time")
+            terminalreporter.write_line(f"{seconds:6.1f} s  {label} ({how})")
     if BACKGROUND.seconds:
         terminalreporter.section("background jobs, started as the session began (wall seconds)")
         for name, seconds in BACKGROUND.seconds.items():

@@ -17,7 +17,9 @@ Headless Chromium (Debian's, at /usr/bin/chromium) opens every page of the stric
   a phone's search icon), once;
 * search finds 残差 / 梯度 / 归一化 on Chinese pages and residual / gradient / normalization on
   English ones, with every result in the page's language;
-* a full-page screenshot of each page in light and dark mode goes to ``screenshots/`` (not committed).
+* with ``--screenshots`` (``./run test --screenshots``), a full-page screenshot of each page in light and
+  dark mode goes to ``screenshots/`` (not committed), for a person to look at: they check nothing, and
+  cost about 6 CPU seconds each on a chapter (four CPU minutes a run), so a plain run takes none.
 
 Everything is collected in one pass (one browser, two pages at a time); the tests below only read
 the report, parametrized by page so a failure names it. Without /usr/bin/chromium they skip, except
@@ -257,12 +259,14 @@ async def _visit_page(ctx, sp: SitePage, base: str, clipboard: asyncio.Lock) -> 
         report.axe += [{**v, "scheme": "light"} for v in result.response["violations"]]
 
         # screenshots first: copying shows a toast and leaves the mouse on a button
-        report.screenshots.append(await _screenshot(page, f"{name}-light"))
+        if SHOTS["taken"]:
+            report.screenshots.append(await _screenshot(page, f"{name}-light"))
         # dark mode through Material's own palette switch (it is remembered, so switch back after)
         await page.evaluate(PALETTE_JS, "dark")
         result = await Axe().run(page, context=CONTRAST_CONTEXT, options=CONTRAST_OPTIONS)
         report.axe += [{**v, "scheme": "dark"} for v in result.response["violations"]]
-        report.screenshots.append(await _screenshot(page, f"{name}-dark"))
+        if SHOTS["taken"]:
+            report.screenshots.append(await _screenshot(page, f"{name}-dark"))
         await page.evaluate(PALETTE_JS, "light")
 
         # copy buttons of the Python blocks, in page order
@@ -292,6 +296,9 @@ async def _visit_page(ctx, sp: SitePage, base: str, clipboard: asyncio.Lock) -> 
         await page.close()
     report.seconds = time.perf_counter() - start
     return report
+
+
+SHOTS = {"taken": False}  # --screenshots (the visit fixture)
 
 
 async def _screenshot(page, name: str) -> Path:
@@ -330,9 +337,10 @@ async def _visit_all(base: str) -> Visit:
     from playwright.async_api import async_playwright
 
     start = time.perf_counter()
-    SCREENSHOTS.mkdir(exist_ok=True)
-    for old in [*SCREENSHOTS.glob("*-light.jpg"), *SCREENSHOTS.glob("*-dark.jpg")]:
-        old.unlink()
+    if SHOTS["taken"]:
+        SCREENSHOTS.mkdir(exist_ok=True)
+        for old in [*SCREENSHOTS.glob("*-light.jpg"), *SCREENSHOTS.glob("*-dark.jpg")]:
+            old.unlink()
     external: list[str] = []
     reports: dict[SitePage, Report] = {}
     search: dict = {}
@@ -375,7 +383,8 @@ async def _visit_all(base: str) -> Visit:
 
 
 @pytest.fixture(scope="session")
-def visit(built_site, chromium) -> Visit:
+def visit(built_site, chromium, request) -> Visit:
+    SHOTS["taken"] = request.config.getoption("screenshots")
     with serve_published(built_site) as base:
         return _run_async(_visit_all(base))
 
@@ -474,6 +483,8 @@ def test_search_finds_terms_in_the_page_language(visit, lang, term):
 
 
 def test_screenshots_in_light_and_dark_mode(visit):
+    if not SHOTS["taken"]:
+        pytest.skip("screenshots are taken with --screenshots (./run test --screenshots)")
     missing = [str(p) for r in visit.pages.values() for p in r.screenshots if not p.exists()]
     taken = sum(len(r.screenshots) for r in visit.pages.values())
     assert not missing and taken == 2 * len(PAGES), f"{taken} of {2 * len(PAGES)} screenshots; missing {missing}"

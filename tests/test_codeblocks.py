@@ -9,12 +9,17 @@ that command; here it runs as a subprocess, started in the background as the ses
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import subprocess
+import sys
 
 import pytest
 
 from tools import snippets
+
+ROOT = snippets.ROOT
 
 
 def codeblocks_problem(proc: subprocess.CompletedProcess, blocks: int) -> str | None:
@@ -44,3 +49,44 @@ def test_a_failing_or_short_codeblocks_run_fails(returncode, summary, found):
     proc = subprocess.CompletedProcess(["python", "-m", "pytest", "--codeblocks", "snippets/"], returncode, summary, "")
     problem = codeblocks_problem(proc, 66)
     assert (problem is None) if found is None else (found in problem and "pytest --codeblocks snippets/" in problem)
+
+
+# --------------------------------------------------------------------------- the run as the native machine
+
+RECORDED_CASES = {
+    "good.md": ("print(1)\n", "1\n", None),
+    "changed.md": ("print(f'{2 / 3:.4f}')\n", "0.6666\n", "-0.6666"),
+    "raises.md": ("import torch\ntorch.zeros(2) @ torch.zeros(3)\n", "", "RuntimeError"),
+    "online.md": ("import socket\nsocket.getaddrinfo('example.org', 80)\n", "", "a DNS lookup of 'example.org'"),
+    "state.md": ("import torch\ntorch.set_default_dtype(torch.float64)\n", "", "torch.get_default_dtype()"),
+    "writes.md": (f"open({str(ROOT / 'stray.txt')!r}, 'w')\n", "", "outside the block's own folder"),
+    "exits.md": ("raise SystemExit(3)\n", "", "SystemExit: 3"),
+    "unrecorded.md": ("print(2)\n", "2\n", "left no record"),
+}
+
+
+def test_the_recorded_codeblocks_run_catches_what_the_native_machine_catches(tmp_path):
+    """``pytest --codeblocks`` with RECORD set is the suite's native machine (tests/conftest.py): what it
+    records is checked by the same ``reconcile``, so each mistake must reach it, naming the file."""
+    folder = tmp_path / "snippets"
+    folder.mkdir()
+    shutil.copy(ROOT / "snippets" / "conftest.py", folder / "conftest.py")
+    for name, (code, shown, _) in RECORDED_CASES.items():
+        (folder / name).write_text(f"```python\n{code}```\n\n{snippets.MARKER}\n```text\n{shown}```\n", encoding="utf-8")
+    record = tmp_path / "record"
+    record.mkdir()
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")},
+           "PYTHONPATH": str(ROOT), snippets.RECORD: str(record)}
+    proc = subprocess.run([sys.executable, "-m", "pytest", "--codeblocks", "snippets/", "-q", "-p", "no:cacheprovider"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 1, proc.stdout[-2000:] + proc.stderr[-2000:]  # the bad blocks fail there too
+    blocks = snippets.collect([folder])
+    snippets.record_file(record, next(b.name for b in blocks if b.path.name == "unrecorded.md")).unlink()
+    assert not (ROOT / "stray.txt").exists()
+    for block, result in zip(blocks, snippets.recorded(blocks, record)):
+        found = RECORDED_CASES[block.path.name][2]
+        message = snippets.problems(block, result)
+        if found is None:
+            assert message is None, message
+        else:
+            assert message and block.name in message and found in message, (block.name, message)

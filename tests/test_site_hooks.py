@@ -26,7 +26,7 @@ from mkdocs.exceptions import PluginError
 
 from hooks import site_facts
 from tools import built_site as checks
-from tools.build import build, copy_project
+from tools.build import build
 
 SITE = site_facts.load()
 INDEX = "search/search_index.json"
@@ -50,10 +50,11 @@ def test_the_default_index_holds_only_default_language_pages(built_site):
 
 
 @pytest.fixture(scope="module")
-def site_without_hooks(tmp_path_factory) -> Path:
-    """The site built (not strict: the missing assets are warnings) without the hooks checked below."""
+def site_without_hooks(tmp_path_factory, scratch_builds) -> Path:
+    """The site built (not strict: the missing assets are warnings) without the hooks checked below,
+    from the clean build's caches (tests/conftest.py: what it tests is the hooks, not a cold start)."""
     tmp = tmp_path_factory.mktemp("no-hooks")
-    config = copy_project(tmp / "project")
+    config = scratch_builds.warm_copy(tmp / "project")
     text = config.read_text(encoding="utf-8")
     for hook in ("hooks/search_per_language.py", "hooks/shared_assets.py", "hooks/notebook_figures.py"):
         assert f"  - {hook}" in text, f"mkdocs.yml no longer lists {hook}"

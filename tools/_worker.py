@@ -236,6 +236,44 @@ class Guard:
                          PermissionError)
 
 
+# --------------------------------------------------------------------------- what is watched around a block
+
+
+class Watch:
+    """What the runner checks around one block, in the block's own process (entered just before the block
+    runs, left just after): the guard (offline, writes only inside ``block_dir``, no processes), the
+    warning filters and environment variables the block's own code sets, the global state it leaves
+    behind, its seconds and CPU. ``name`` is the file name the block's code is compiled with. Used by
+    ``_child`` here and by pytest-codeblocks' runs in ``snippets/conftest.py`` (the suite's native machine)."""
+
+    def __init__(self, block_dir: Path, name: str):
+        self.own = OwnSettings(name)
+        self.own.watch_warnings()
+        self.guard = Guard(block_dir, self.own)
+        sys.addaudithook(self.guard)
+        self.before: dict = {}
+        self.start = self.seconds = 0.0
+
+    def __enter__(self) -> "Watch":
+        self.before = global_state()
+        self.start = time.perf_counter()
+        self.guard.active = True
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        self.guard.active = False
+        self.seconds = time.perf_counter() - self.start
+        return False
+
+    def report(self, work: Path) -> dict:
+        """After the block: what it saved in ``work``, what it tried, what it left; its seconds and CPU."""
+        files = {p.relative_to(work).as_posix(): p.read_bytes() for p in sorted(work.rglob("*")) if p.is_file()}
+        usage = resource.getrusage(resource.RUSAGE_SELF)  # this process since the fork: the block's CPU, all threads
+        return {"files": files, "seconds": self.seconds, "cpu": usage.ru_utime + usage.ru_stime,
+                "violations": self.guard.violations,
+                "state": state_changes(self.before, global_state()) + self.own.left()}
+
+
 # --------------------------------------------------------------------------- the child
 
 
@@ -278,33 +316,20 @@ def _child(task: dict, conn) -> None:
     source = "\n" * lineno + task["code"]
     linecache.cache[name] = (len(task["file_text"]), None, task["file_text"].splitlines(True), name)
     namespace = {"__name__": "__main__", "__file__": name, "__builtins__": __builtins__}
-    own = OwnSettings(name)
-    own.watch_warnings()
-    guard = Guard(block_dir, own)
-    sys.addaudithook(guard)
+    watch = Watch(block_dir, name)
     error = None
-    before = global_state()
-    start = time.perf_counter()
-    guard.active = True
     try:
-        exec(compile(source, name, "exec"), namespace)
+        with watch:
+            exec(compile(source, name, "exec"), namespace)
     except BaseException as err:  # noqa: BLE001 - report everything, SystemExit included
-        guard.active = False
         tb = err.__traceback__.tb_next if err.__traceback__ else None  # drop this frame
         error = "".join(traceback.format_exception(type(err), err, tb))
-    guard.active = False
-    seconds = time.perf_counter() - start
     faulthandler.cancel_dump_traceback_later()
     try:
         sys.stdout.flush()
     except Exception:  # noqa: BLE001
         pass
-    after = global_state()
-    files = {p.relative_to(work).as_posix(): p.read_bytes() for p in sorted(work.rglob("*")) if p.is_file()}
-    usage = resource.getrusage(resource.RUSAGE_SELF)  # this process since the fork: the block's CPU, all threads
-    conn.send({"error": error, "files": files, "seconds": seconds, "cpu": usage.ru_utime + usage.ru_stime,
-               "violations": guard.violations,
-               "state": state_changes(before, after) + own.left()})
+    conn.send({"error": error, **watch.report(work)})
     conn.close()
 
 

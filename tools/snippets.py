@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import hashlib
 import json
 import os
 import pickle
@@ -88,7 +89,7 @@ def host_isa() -> str:
     line = next((ln for ln in text.splitlines() if ln.startswith("flags")), None)
     if line is None:  # not Linux: ask torch, in a process of its own
         cap = subprocess.run([sys.executable, "-c", "import torch; print(torch.backends.cpu.get_cpu_capability())"],
-                             capture_output=True, text=True, env=_env(Variant({}, 1, 1))).stdout.strip()
+                             capture_output=True, text=True, env=machine_env(Variant({}, 1, 1))).stdout.strip()
         return {"AVX512": "AVX-512", "AVX2": "AVX2"}.get(cap, "SSE4.2")
     flags = set(line.split(":", 1)[1].split())
     if {"avx512f", "avx512bw", "avx512dq", "avx512vl"} <= flags:
@@ -328,7 +329,7 @@ def collect(paths: list[Path] | None = None) -> list[Block]:
 # --------------------------------------------------------------------------- running
 
 
-def _env(variant: Variant) -> dict[str, str]:
+def machine_env(variant: Variant) -> dict[str, str]:
     """A clean environment: nothing of the caller's (proxies, MKL_*/ONEDNN_* caps, PYTHONHASHSEED) but what
     ``_KEPT_ENV`` names, then the machine's own settings."""
     env = {k: os.environ[k] for k in _KEPT_ENV if k in os.environ}
@@ -389,7 +390,7 @@ class _Run:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "tools._worker", str(tmp / "request.json"), str(self.out)],
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
-                env=_env(variant), cwd=ROOT, start_new_session=True,
+                env=machine_env(variant), cwd=ROOT, start_new_session=True,
             )
 
     def _stderr(self) -> str:
@@ -429,6 +430,36 @@ class _Run:
             results[i] = Result(r["stdout"], r["error"], r["files"], r["seconds"], r.get("stderr", ""),
                                 r["violations"], r["state"], r.get("cpu", 0.0))
         return results
+
+
+# pytest-codeblocks' run as a reader machine. With RECORD set to a folder, ``pytest --codeblocks`` (through
+# ``snippets/conftest.py``) watches each block it runs as the worker does (``tools/_worker.Watch``) and leaves
+# what it saw there, one file per block: the test suite takes those as the native machine's results instead
+# of running every block a fifth time (tests/conftest.py).
+RECORD = "RESIDUAL_NOTES_RECORD"
+
+
+def record_file(folder: Path, name: str) -> Path:
+    """Where ``pytest --codeblocks`` leaves the record of block ``name`` (``file:line``)."""
+    return Path(folder) / (hashlib.sha256(name.encode()).hexdigest()[:24] + ".pickle")
+
+
+def recorded(blocks: list[Block], folder: Path) -> list[Result]:
+    """The results a ``pytest --codeblocks`` run with RECORD=folder left, in the order of ``blocks``; a
+    block it left nothing for fails, naming it (it did not run: a collection error, a shape refused)."""
+    results = []
+    for b in blocks:
+        path = record_file(folder, b.name)
+        if b.error is not None:
+            results.append(Result("", error=b.error))
+        elif not path.exists():
+            results.append(Result("", error=f"`pytest --codeblocks` left no record of {b.name}: it did not run "
+                                            "there (see the pytest-codeblocks test's output)"))
+        else:
+            r = pickle.loads(path.read_bytes())
+            results.append(Result(r["stdout"], r["error"], r["files"], r["seconds"], r.get("stderr", ""),
+                                  r["violations"], r["state"], r.get("cpu", 0.0)))
+    return results
 
 
 def run(blocks: list[Block], variant: Variant = DEFAULT, timeout: float = TIMEOUT) -> list[Result]:
