@@ -186,6 +186,9 @@ def _child(item, runtest, timeout: float, w: int, folder: Path) -> None:
     torch.seed()
     random.seed()
     numpy.random.seed()
+    # A block's imports write nothing: pytest would rewrite and cache a module it imports whose name
+    # matches python_files (torch/_inductor/test_operators.py, which fused Adam pulls in) into the venv.
+    sys.dont_write_bytecode = True
     faulthandler.dump_traceback_later(timeout, exit=True, file=sys.__stderr__)
     record = os.environ.get(snippets.RECORD)
     watch = Watch(folder, "<string>") if record else None  # pytest-codeblocks compiles a block as "<string>"

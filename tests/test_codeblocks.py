@@ -55,6 +55,7 @@ def test_a_failing_or_short_codeblocks_run_fails(returncode, summary, found):
 
 RECORDED_CASES = {
     "good.md": ("print(1)\n", "1\n", None),
+    "imports-a-test-module.md": ("import test_like_inductor\nprint(test_like_inductor.X)\n", "1\n", None),
     "changed.md": ("print(f'{2 / 3:.4f}')\n", "0.6666\n", "-0.6666"),
     "raises.md": ("import torch\ntorch.zeros(2) @ torch.zeros(3)\n", "", "RuntimeError"),
     "online.md": ("import socket\nsocket.getaddrinfo('example.org', 80)\n", "", "a DNS lookup of 'example.org'"),
@@ -73,10 +74,12 @@ def test_the_recorded_codeblocks_run_catches_what_the_native_machine_catches(tmp
     shutil.copy(ROOT / "snippets" / "conftest.py", folder / "conftest.py")
     for name, (code, shown, _) in RECORDED_CASES.items():
         (folder / name).write_text(f"```python\n{code}```\n\n{snippets.MARKER}\n```text\n{shown}```\n", encoding="utf-8")
-    record = tmp_path / "record"
+    record, lib = tmp_path / "record", tmp_path / "lib"
     record.mkdir()
-    env = {**{k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")},
-           "PYTHONPATH": str(ROOT), snippets.RECORD: str(record)}
+    lib.mkdir()  # a module named as pytest's python_files, as torch/_inductor/test_operators.py is: pytest
+    (lib / "test_like_inductor.py").write_text("X = 1\n", encoding="utf-8")  # must not cache it beside it
+    env = {**snippets.machine_env(snippets.DEFAULT),  # the session's run has this environment (tests/conftest.py)
+           "PYTHONPATH": os.pathsep.join([str(ROOT), str(lib)]), snippets.RECORD: str(record)}
     proc = subprocess.run([sys.executable, "-m", "pytest", "--codeblocks", "snippets/", "-q", "-p", "no:cacheprovider"],
                           cwd=tmp_path, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL)
     assert proc.returncode == 1, proc.stdout[-2000:] + proc.stderr[-2000:]  # the bad blocks fail there too
