@@ -4,7 +4,8 @@ pytest-codeblocks runs every block of ``snippets/`` in one process with ``exec``
 stdout with the output shown under it (``snippets/conftest.py`` gives each block a fresh folder and
 random state, and fails the session if the tree changed). A reader who knows the plugin types exactly
 that command; here it runs as a subprocess, started in the background as the session begins
-(``tests/conftest.py``), so it shares the two cores with the rest of the suite instead of running first.
+(``tests/conftest.py``), so it shares the two cores with the rest of the suite instead of running first. It is
+also the suite's native reader machine: each block is watched and recorded (``snippets.RECORD``), see below.
 """
 
 from __future__ import annotations
