@@ -4,8 +4,11 @@ The slow work of the suite is done by other processes: the strict build (``mkdoc
 runs on each reader machine (``tools/snippets.py``), pytest-codeblocks' own run over ``snippets/``.
 As the session starts, every one of them that a selected test needs is started in a thread of its own
 (``Background``), so the two cores are busy with them while the tests that need none of them run; a
-fixture then waits for its job's result. Tests that wait for a job run after those that do not
-(``pytest_collection_modifyitems``), the browser ones (which need only the build) before the snippet ones.
+fixture then waits for its job's result. So are the clean scratch builds (``ScratchBuilds.PREFETCH``), and
+the work a test module names in its ``AFTER_BUILD`` (the browser visits, the PDF editions): each such job
+starts as soon as the strict build is done, so the visits, which mostly wait on Chromium, overlap the
+reader machines instead of following them on one core. Tests that wait for a job run after those that
+do not (``pytest_collection_modifyitems``), the build's and the browser's before the snippet ones.
 
 ``--quick`` (``./run test --quick``): the contributor's loop. Only the first reader machine of
 ``snippets.VARIANTS`` (native kernels, one thread), no browser, no pytest-codeblocks run, no check of what each machine's kernels are (it needs them all).
@@ -13,11 +16,13 @@ fixture then waits for its job's result. Tests that wait for a job run after tho
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -48,12 +53,32 @@ def pytest_addoption(parser):
 
 BACKGROUND = Background()
 SITE_DIRS: list[Path] = []  # built sites, removed when pytest ends
+# fixture name -> (its work: fn(site, tmp, config), the job it waits for first or None): the test modules'
+# AFTER_BUILD, read when they are collected; each runs as a background job once the strict build is done
+AFTER_BUILD: dict[str, tuple[Callable, str | None]] = {}
 
 
 def _strict_build() -> tuple[Path, subprocess.CompletedProcess]:
     out = Path(tempfile.mkdtemp(prefix="residual-notes-site-"))
     SITE_DIRS.append(out)
     return out, build(out)
+
+
+def _after_build(name: str, config) -> object:
+    """Job ``name`` of a test module's ``AFTER_BUILD``: once the strict build (and the job it follows,
+    whatever that one's outcome: its own fixture reports it) is done, its work on the built site."""
+    if name not in AFTER_BUILD:
+        raise LookupError(f"no test module collected names {name!r} in its AFTER_BUILD")
+    fn, after = AFTER_BUILD[name]
+    site, proc = BACKGROUND.result("build", _strict_build)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{name}: the strict build failed (the built_site fixture shows its log)")
+    if after in BACKGROUND.jobs:
+        with contextlib.suppress(BaseException):
+            BACKGROUND.jobs[after].result()
+    tmp = Path(tempfile.mkdtemp(prefix=f"residual-notes-{name}-"))
+    SITE_DIRS.append(tmp)
+    return fn(site, tmp, config)
 
 
 def _codeblocks() -> subprocess.CompletedProcess:
@@ -101,10 +126,10 @@ class SnippetRuns:
         return BACKGROUND.result(name, self._run, labels)[variant]
 
 
-_SESSION: dict[str, SnippetRuns] = {}
+_SESSION: dict[str, object] = {}  # the session's SnippetRuns ("snippets") and ScratchBuilds ("scratch")
 
 
-def _start(needs: set[str], variants: list[str]) -> None:
+def _start(needs: set[str], variants: list[str], config=None) -> None:
     """Start the jobs behind the fixtures in ``needs``; the snippets on ``variants``."""
     if "built_site" in needs:
         BACKGROUND.start("build", _strict_build)
@@ -112,6 +137,11 @@ def _start(needs: set[str], variants: list[str]) -> None:
         _SESSION.setdefault("snippets", SnippetRuns(variants)).start()
     if "codeblocks_run" in needs:
         BACKGROUND.start("codeblocks", _codeblocks)
+    if "scratch_builds" in needs:
+        BACKGROUND.start("scratch builds", _prefetch_scratch)
+    for name in AFTER_BUILD:  # in the modules' order: a job's predecessor is started before it
+        if name in needs and config is not None:
+            BACKGROUND.start(name, _after_build, name, config)
 
 
 def _whole_suite(config) -> bool:
@@ -126,7 +156,7 @@ def pytest_sessionstart(session):
     takes a core for several seconds."""
     SESSION["quick"] = quick = session.config.getoption("quick")
     if _whole_suite(session.config):
-        _start({"built_site", "snippet_runs"} | (set() if quick else {"codeblocks_run"}),
+        _start({"built_site", "snippet_runs", "scratch_builds"} | (set() if quick else {"codeblocks_run"}),
                list(snippets.VARIANTS)[:1] if quick else list(snippets.VARIANTS))
 
 
@@ -140,6 +170,8 @@ def _variant(item) -> str | None:
 
 
 def pytest_collection_modifyitems(session, config, items):
+    for module in dict.fromkeys(getattr(item, "module", None) for item in items):
+        AFTER_BUILD.update(getattr(module, "AFTER_BUILD", {}))
     if config.getoption("quick"):
         first = next(iter(snippets.VARIANTS))
         keep, drop = [], []
@@ -151,9 +183,9 @@ def pytest_collection_modifyitems(session, config, items):
             config.hook.pytest_deselected(items=drop)
             items[:] = keep
 
-    def group(item) -> int:  # what it waits for: nothing, the build, the snippet or codeblocks runs
+    def group(item) -> int:  # what it waits for: nothing, a build, the snippet or codeblocks runs
         needs = _needs(item)
-        return 2 if needs & {"snippet_runs", "codeblocks_run"} else 1 if "built_site" in needs else 0
+        return 2 if needs & {"snippet_runs", "codeblocks_run"} else 1 if needs & {"built_site", "scratch_builds"} else 0
 
     items.sort(key=group)  # stable: pytest's order within each group
 
@@ -163,7 +195,7 @@ def _background_jobs(request):
     """Before the first test: start every slow job the selected tests need (if not started yet)."""
     items = request.session.items
     wanted = [v for v in snippets.VARIANTS if v in {_variant(item) for item in items}]
-    _start(set().union(*map(_needs, items)) if items else set(), wanted or list(snippets.VARIANTS)[:1])
+    _start(set().union(*map(_needs, items)) if items else set(), wanted or list(snippets.VARIANTS)[:1], request.config)
 
 
 @pytest.fixture(scope="session")
@@ -173,6 +205,13 @@ def built_site() -> Path:
     if proc.returncode != 0:
         pytest.fail(f"mkdocs build --strict failed:\n{proc.stdout}\n{proc.stderr}", pytrace=False)
     return out
+
+
+@pytest.fixture(scope="session")
+def after_build(built_site, request) -> Callable[[str], object]:
+    """``after_build(name)``: the result of the job ``name`` of a test module's ``AFTER_BUILD`` (its
+    exception is raised here), started as soon as the strict build was done (or now)."""
+    return lambda name: BACKGROUND.result(name, _after_build, name, request.config)
 
 
 class ScratchBuilds:
@@ -189,10 +228,17 @@ class ScratchBuilds:
     """
 
     CLEAN = ("root", "other-cwd")
+    PREFETCH = ("root", "other-cwd", "properdocs")  # built in the background as the session starts
 
-    def __init__(self, tmp: Path):
+    def __init__(self, tmp: Path, jobs: Background | None = None):
         self.tmp = tmp
-        self._done: dict[str, tuple[Path, subprocess.CompletedProcess]] = {}
+        self.jobs = jobs or Background()  # each build is a job: asked for twice, built once
+
+    def prefetch(self) -> None:
+        """Build ``PREFETCH``, one after the other (a failure is reported by the test that asks)."""
+        for name in self.PREFETCH:
+            with contextlib.suppress(BaseException):
+                self.get(name)
 
     def project(self, name: str) -> Path:
         """The scratch copy ``name`` (its folder), made on first use: clean or warm (see above)."""
@@ -213,23 +259,24 @@ class ScratchBuilds:
         return config
 
     def get(self, name: str) -> tuple[Path, subprocess.CompletedProcess]:
+        return self.jobs.result(f"scratch build {name}", self._build, name)
+
+    def _build(self, name: str) -> tuple[Path, subprocess.CompletedProcess]:
         from tools.build import console_script, reader_env
 
-        if name not in self._done:
-            site = self.tmp / name / "site"
-            project = self.project(name)
-            if name == "root":  # the plain command as typed in the project's folder, into its site/
-                site = project / "site"
-                proc = subprocess.run([str(console_script("mkdocs")), "build", "--strict"],
-                                      capture_output=True, text=True, env=reader_env(), cwd=project)
-            elif name == "other-cwd":  # -f from another folder
-                elsewhere = self.tmp / name / "elsewhere"
-                elsewhere.mkdir()
-                proc = build(site, project / "mkdocs.yml", program=(console_script("mkdocs"),), cwd=elsewhere)
-            else:  # a builder by its module name: python -m properdocs
-                proc = build(site, project / "mkdocs.yml", program=(sys.executable, "-m", name))
-            self._done[name] = site, proc
-        return self._done[name]
+        site = self.tmp / name / "site"
+        project = self.project(name)
+        if name == "root":  # the plain command as typed in the project's folder, into its site/
+            site = project / "site"
+            proc = subprocess.run([str(console_script("mkdocs")), "build", "--strict"],
+                                  capture_output=True, text=True, env=reader_env(), cwd=project)
+        elif name == "other-cwd":  # -f from another folder
+            elsewhere = self.tmp / name / "elsewhere"
+            elsewhere.mkdir()
+            proc = build(site, project / "mkdocs.yml", program=(console_script("mkdocs"),), cwd=elsewhere)
+        else:  # a builder by its module name: python -m properdocs
+            proc = build(site, project / "mkdocs.yml", program=(sys.executable, "-m", name))
+        return site, proc
 
     def site(self, name: str) -> Path:
         from tools.build import warnings
@@ -264,9 +311,26 @@ def own_browser(built_site, chromium):
         browser.close()
 
 
+def _prefetch_scratch() -> None:
+    """The clean scratch builds, after the strict build (which the browser visits wait for)."""
+    if "build" in BACKGROUND.jobs:
+        with contextlib.suppress(BaseException):
+            BACKGROUND.jobs["build"].result()
+    _scratch().prefetch()
+
+
+def _scratch() -> ScratchBuilds:
+    """The session's scratch builds (one set, its folder removed when pytest ends)."""
+    if "scratch" not in _SESSION:
+        tmp = Path(tempfile.mkdtemp(prefix="residual-notes-scratch-builds-"))
+        SITE_DIRS.append(tmp)
+        _SESSION["scratch"] = ScratchBuilds(tmp, BACKGROUND)
+    return _SESSION["scratch"]
+
+
 @pytest.fixture(scope="session")
-def scratch_builds(tmp_path_factory) -> ScratchBuilds:
-    return ScratchBuilds(tmp_path_factory.mktemp("scratch-builds"))
+def scratch_builds() -> ScratchBuilds:
+    return _scratch()
 
 
 @pytest.fixture(scope="session")

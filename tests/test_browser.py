@@ -35,7 +35,6 @@ import contextlib
 import os
 import re
 import shutil
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,6 +58,15 @@ def _run_async(coro):
     event loop running in the main thread, where ``asyncio.run`` refuses to start another."""
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
         return pool.submit(asyncio.run, coro).result()
+
+
+def _served(visit):
+    """An ``AFTER_BUILD`` job: the coroutine ``visit(base)`` on the built site served as published, in
+    the job's own thread and event loop."""
+    def job(site: Path, tmp: Path, config):
+        with serve_published(site) as base:
+            return asyncio.run(visit(base))
+    return job
 
 SCREENSHOTS = SITE.root / "screenshots"
 WORKERS = 2
@@ -221,7 +229,7 @@ REVEAL_JS = r"""(el) => {
 }"""
 
 
-async def _visit_page(ctx, sp: SitePage, base: str, clipboard: asyncio.Lock) -> Report:
+async def _visit_page(ctx, sp: SitePage, base: str, clipboard: asyncio.Lock, shots: bool = False) -> Report:
     from axe_playwright_python.async_playwright import Axe
 
     report = Report(url=base + sp.path)
@@ -259,13 +267,13 @@ async def _visit_page(ctx, sp: SitePage, base: str, clipboard: asyncio.Lock) -> 
         report.axe += [{**v, "scheme": "light"} for v in result.response["violations"]]
 
         # screenshots first: copying shows a toast and leaves the mouse on a button
-        if SHOTS["taken"]:
+        if shots:
             report.screenshots.append(await _screenshot(page, f"{name}-light"))
         # dark mode through Material's own palette switch (it is remembered, so switch back after)
         await page.evaluate(PALETTE_JS, "dark")
         result = await Axe().run(page, context=CONTRAST_CONTEXT, options=CONTRAST_OPTIONS)
         report.axe += [{**v, "scheme": "dark"} for v in result.response["violations"]]
-        if SHOTS["taken"]:
+        if shots:
             report.screenshots.append(await _screenshot(page, f"{name}-dark"))
         await page.evaluate(PALETTE_JS, "light")
 
@@ -369,7 +377,7 @@ async def _visit_all(base: str) -> Visit:
         async def worker(ctx):
             while not queue.empty():
                 sp = queue.get_nowait()
-                reports[sp] = await _visit_page(ctx, sp, base, clipboard)
+                reports[sp] = await _visit_page(ctx, sp, base, clipboard, SHOTS["taken"])
 
         contexts = [await new_context() for _ in range(WORKERS)]
         await asyncio.gather(*(worker(ctx) for ctx in contexts))
@@ -382,11 +390,14 @@ async def _visit_all(base: str) -> Visit:
     return Visit(base, reports, search, external, time.perf_counter() - start)
 
 
+def _visit_job(site: Path, tmp: Path, config) -> Visit:
+    SHOTS["taken"] = config.getoption("screenshots")
+    return _served(_visit_all)(site, tmp, config)
+
+
 @pytest.fixture(scope="session")
-def visit(built_site, chromium, request) -> Visit:
-    SHOTS["taken"] = request.config.getoption("screenshots")
-    with serve_published(built_site) as base:
-        return _run_async(_visit_all(base))
+def visit(built_site, chromium, after_build) -> Visit:
+    return after_build("visit")
 
 
 def _report(visit: Visit, sp: SitePage) -> Report:
@@ -812,9 +823,8 @@ async def _reader_visit(base: str) -> dict:
 
 
 @pytest.fixture(scope="session")
-def reader(built_site) -> dict:
-    with serve_published(built_site) as base:
-        return _run_async(_reader_visit(base))
+def reader(built_site, chromium, after_build) -> dict:
+    return after_build("reader")
 
 
 def _seen(reader: dict, sp: SitePage, width: str) -> dict:
@@ -926,31 +936,31 @@ SEARCH_RESULTS_JS = r"""() => [...document.querySelectorAll('.md-search-result__
 }))"""
 
 
-@pytest.fixture(scope="session")
-def reader_search(built_site) -> dict:
+async def _search_visit(base: str) -> dict:
     from playwright.async_api import async_playwright
 
-    async def run(base):
-        out = {}
-        async with async_playwright() as p:
-            browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            page = await browser.new_page()
-            for (lang, query) in SEARCH_CASES:
-                home = base + SITE.prefix(lang)
-                await page.goto(home, wait_until="networkidle")
-                box = page.locator("input.md-search__input")
-                await box.click()
-                await box.fill(query)
-                await box.dispatch_event("keyup")
-                with contextlib.suppress(Exception):
-                    await page.wait_for_function(
-                        "() => document.querySelectorAll('.md-search-result__item').length > 0", timeout=10_000)
-                out[(lang, query)] = {"home": home, "results": await page.evaluate(SEARCH_RESULTS_JS)}
-            await browser.close()
-        return out
+    out = {}
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = await browser.new_page()
+        for (lang, query) in SEARCH_CASES:
+            home = base + SITE.prefix(lang)
+            await page.goto(home, wait_until="networkidle")
+            box = page.locator("input.md-search__input")
+            await box.click()
+            await box.fill(query)
+            await box.dispatch_event("keyup")
+            with contextlib.suppress(Exception):
+                await page.wait_for_function(
+                    "() => document.querySelectorAll('.md-search-result__item').length > 0", timeout=10_000)
+            out[(lang, query)] = {"home": home, "results": await page.evaluate(SEARCH_RESULTS_JS)}
+        await browser.close()
+    return out
 
-    with serve_published(built_site) as base:
-        return _run_async(run(base))
+
+@pytest.fixture(scope="session")
+def reader_search(built_site, chromium, after_build) -> dict:
+    return after_build("reader_search")
 
 
 @pytest.mark.parametrize("lang,query", list(SEARCH_CASES), ids=[f"{lang}:{q}" for lang, q in SEARCH_CASES])
@@ -1004,41 +1014,41 @@ COPY_JS = r"""async (selector) => {
 }"""
 
 
-@pytest.fixture(scope="session")
-def reader_hands(built_site) -> dict:
+async def _hands_visit(base: str) -> dict:
     from playwright.async_api import async_playwright
 
-    async def run(base):
-        out = {}
-        async with async_playwright() as p:
-            browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            ctx = await browser.new_context(viewport={"width": 1400, "height": 900}, service_workers="block")
-            await ctx.grant_permissions(["clipboard-read", "clipboard-write"])
-            for sp in INTERACT_PAGES:
-                page = await ctx.new_page()
-                errors = []
-                page.on("console", lambda m: m.type == "error" and errors.append(
-                    f"{m.text} ({(m.location or {}).get('url', '')})"))
-                page.on("pageerror", lambda e: errors.append(str(e)))
-                await page.goto(base + sp.path, wait_until="load")
-                await page.evaluate("document.fonts.ready.then(() => true)")
-                facts = await page.evaluate(INTERACT_JS)
-                facts["copyDisplay"] = await page.evaluate(COPY_JS, "article .math-display")
-                facts["copyProse"] = await page.evaluate(COPY_JS, "article p:has(> math), article p:has(.rn-nobr math)")
-                block = page.locator("article .language-text.highlight").first
-                await block.hover()
-                await block.locator('button[data-md-type="copy"]').click()
-                facts["stdoutCopied"] = await page.evaluate("navigator.clipboard.readText()")
-                facts["stdoutText"] = await block.locator("code").inner_text()
-                facts.update(await _figure_facts(page))
-                facts["errors"] = errors
-                out[sp] = facts
-                await page.close()
-            await browser.close()
-        return out
+    out = {}
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        ctx = await browser.new_context(viewport={"width": 1400, "height": 900}, service_workers="block")
+        await ctx.grant_permissions(["clipboard-read", "clipboard-write"])
+        for sp in INTERACT_PAGES:
+            page = await ctx.new_page()
+            errors = []
+            page.on("console", lambda m: m.type == "error" and errors.append(
+                f"{m.text} ({(m.location or {}).get('url', '')})"))
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            await page.goto(base + sp.path, wait_until="load")
+            await page.evaluate("document.fonts.ready.then(() => true)")
+            facts = await page.evaluate(INTERACT_JS)
+            facts["copyDisplay"] = await page.evaluate(COPY_JS, "article .math-display")
+            facts["copyProse"] = await page.evaluate(COPY_JS, "article p:has(> math), article p:has(.rn-nobr math)")
+            block = page.locator("article .language-text.highlight").first
+            await block.hover()
+            await block.locator('button[data-md-type="copy"]').click()
+            facts["stdoutCopied"] = await page.evaluate("navigator.clipboard.readText()")
+            facts["stdoutText"] = await block.locator("code").inner_text()
+            facts.update(await _figure_facts(page))
+            facts["errors"] = errors
+            out[sp] = facts
+            await page.close()
+        await browser.close()
+    return out
 
-    with serve_published(built_site) as base:
-        return _run_async(run(base))
+
+@pytest.fixture(scope="session")
+def reader_hands(built_site, chromium, after_build) -> dict:
+    return after_build("reader_hands")
 
 
 async def _figure_facts(page) -> dict:
@@ -1064,23 +1074,23 @@ NOTEBOOK_FIGURE_PAGES = [next(sp for sp in PAGES if sp.lang == lang and sp.src.e
                          for lang in SITE.languages]
 
 
-@pytest.fixture(scope="session")
-def notebook_figures_seen(built_site) -> dict:
+async def _notebook_figures_visit(base: str) -> dict:
     from playwright.async_api import async_playwright
 
-    async def run(base):
-        out = {}
-        async with async_playwright() as p:
-            browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            page = await browser.new_page(viewport={"width": 1400, "height": 900}, service_workers="block")
-            for sp in NOTEBOOK_FIGURE_PAGES:
-                await page.goto(base + sp.path, wait_until="load")
-                out[sp] = await _figure_facts(page)
-            await browser.close()
-        return out
+    out = {}
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = await browser.new_page(viewport={"width": 1400, "height": 900}, service_workers="block")
+        for sp in NOTEBOOK_FIGURE_PAGES:
+            await page.goto(base + sp.path, wait_until="load")
+            out[sp] = await _figure_facts(page)
+        await browser.close()
+    return out
 
-    with serve_published(built_site) as base:
-        return _run_async(run(base))
+
+@pytest.fixture(scope="session")
+def notebook_figures_seen(built_site, chromium, after_build) -> dict:
+    return after_build("notebook_figures_seen")
 
 
 @pytest.mark.parametrize("sp", NOTEBOOK_FIGURE_PAGES, ids=[p.id for p in NOTEBOOK_FIGURE_PAGES])
@@ -1133,8 +1143,7 @@ def test_reader_figure_opens_full_size_and_is_no_white_card_in_dark_mode(reader_
 # --------------------------------------------------------------------------- the checks can fail
 
 
-def test_a_page_with_a_console_error_a_foreign_script_or_raw_tex_fails_the_page_tests(built_site, chromium,
-                                                                                        tmp_path, monkeypatch):
+def test_a_page_with_a_console_error_a_foreign_script_or_raw_tex_fails_the_page_tests(built_site, chromium, tmp_path):
     """Mutation: one page of a scratch copy of the built site logs an error, loads a script from another
     host and shows a formula as raw TeX (as without hooks/math.py); the page is visited as every page is,
     and the per-page tests fail naming its URL."""
@@ -1147,10 +1156,6 @@ def test_a_page_with_a_console_error_a_foreign_script_or_raw_tex_fails_the_page_
     mutation = ('<script src="https://cdn.example.org/tracker.js"></script><script>console.error("mutation")</script>'
                 r"<p>\(x_{l+1} = x_l + \frac{1}{2} F(x_l)\)</p>")
     page.write_text(text.replace("</article>", mutation + "</article>", 1), encoding="utf-8")
-    async def no_screenshot(page, name):  # the tests below do not look at screenshots: save the time
-        return tmp_path / f"{name}.jpg"
-
-    monkeypatch.setattr(sys.modules[__name__], "_screenshot", no_screenshot)
 
     async def visit_one(base):
         from playwright.async_api import async_playwright
@@ -1160,7 +1165,7 @@ def test_a_page_with_a_console_error_a_foreign_script_or_raw_tex_fails_the_page_
             ctx = await browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US",
                                             service_workers="block")
             await ctx.grant_permissions(["clipboard-read", "clipboard-write"])
-            report = await _visit_page(ctx, sp, base, asyncio.Lock())
+            report = await _visit_page(ctx, sp, base, asyncio.Lock(), shots=False)
             await browser.close()
             return report
 
@@ -1175,3 +1180,16 @@ def test_a_page_with_a_console_error_a_foreign_script_or_raw_tex_fails_the_page_
             test(mutated, sp)
         assert str(failed.value).startswith(f"{base}{sp.path}:") or f"{base}{sp.path} " in str(failed.value), failed.value
         assert says in str(failed.value), failed.value
+
+
+# The session fixtures' work, started by tests/conftest.py as soon as the strict build is done (each in a
+# thread, event loop and Chromium of its own; name -> (work, the job it follows)), in two lanes: the
+# visit of every page, and the reader's passes one after the other. Most of their time is spent waiting
+# on the browser, so they overlap the reader machines instead of running after them.
+AFTER_BUILD = {
+    "visit": (_visit_job, None),
+    "reader": (_served(_reader_visit), None),
+    "reader_search": (_served(_search_visit), "reader"),
+    "reader_hands": (_served(_hands_visit), "reader_search"),
+    "notebook_figures_seen": (_served(_notebook_figures_visit), "reader_hands"),
+} if browser_decision() == "run" else {}

@@ -20,6 +20,7 @@ from pathlib import Path
 from hooks import pdf_link, site_facts
 from tools import built_site as checks
 from tools import html_scan, notebooks
+from tools.browser import browser_decision
 
 SITE = site_facts.load()
 
@@ -260,15 +261,20 @@ def _code_lines() -> set[str]:
             for block in snippets.extract(path) for line in (block.code + "\n" + (block.expected or "")).splitlines()}
 
 
+def _pdf_job(site: Path, tmp: Path, config) -> Path:
+    from tools import pdf
+
+    pdf.write(site, out_dir=tmp)
+    return tmp
+
+
 @pytest.fixture(scope="session")
-def pdf_editions(built_site, tmp_path_factory):
-    from tools import browser, pdf
+def pdf_editions(built_site, after_build):
+    from tools import browser
 
     if browser.browser_decision() != "run":
         pytest.skip(browser.NO_CHROMIUM) if browser.browser_decision() == "skip" else pytest.fail(browser.NO_CHROMIUM)
-    out = tmp_path_factory.mktemp("pdf")
-    pdf.write(built_site, out_dir=out)
-    return out
+    return after_build("pdf_editions")
 
 
 def test_each_language_has_a_pdf_edition_with_outline_its_language_and_no_raw_tex(built_site, pdf_editions):
@@ -437,3 +443,8 @@ def test_a_solution_left_collapsed_is_missing_from_the_pdf(built_site, tmp_path)
     assert pdf.missing(out, [row]) == [f"closed.pdf: lacks the line {row!r}"]
     pdf.print_pdf(page.replace("<details", "<details open"), built_site, out)
     assert pdf.missing(out, [row]) == []
+
+
+# tests/conftest.py prints the PDF editions as soon as the strict build is done, in a background job
+# after the browser's reader passes (tests/test_browser.py), when there is a browser to print with
+AFTER_BUILD = {"pdf_editions": (_pdf_job, "notebook_figures_seen")} if browser_decision() == "run" else {}

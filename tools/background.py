@@ -22,13 +22,15 @@ class Background:
     def __init__(self):
         self.jobs: dict[str, Future] = {}
         self.seconds: dict[str, float] = {}  # wall seconds of each finished job
+        self._lock = threading.Lock()  # jobs start jobs (a build waits for another): one start per name
 
     def start(self, name: str, fn, *args) -> None:
         """Start ``fn(*args)`` as job ``name``, unless a job of that name was started."""
-        if name in self.jobs:
-            return
-        future: Future = Future()
-        self.jobs[name] = future
+        with self._lock:
+            if name in self.jobs:
+                return
+            future: Future = Future()
+            self.jobs[name] = future
 
         def work():
             begin = time.perf_counter()
