@@ -208,3 +208,89 @@ def test_passive_openmp_waiting_changes_no_digit_on_the_oversubscribed_machine(t
         printed[policy] = result.stdout.split()
     assert [p[:2] for p in printed.values()] == [["PASSIVE", str(machine.threads)], ["ACTIVE", str(machine.threads)]]
     assert printed["PASSIVE"][2:] == printed["ACTIVE"][2:], printed
+
+
+# --------------------------------------------------------------------------- jobs after the build
+
+class _Config:
+    def getoption(self, name):
+        return False
+
+
+def test_a_module_s_after_build_job_starts_once_the_build_is_done_follows_its_lane_and_fails_its_fixture(tmp_path,
+                                                                                                        monkeypatch):
+    """tests/conftest.py runs a test module's AFTER_BUILD work as soon as the strict build is done, not
+    before and not when its fixture first asks; a job that follows another starts after it, even if that
+    one failed (whose error reaches its own fixture); a name no module registered fails naming it."""
+    import conftest
+
+    jobs, built, order = background.Background(), threading.Event(), []
+
+    def build():
+        built.wait(30)
+        order.append("build")
+        return tmp_path, subprocess.CompletedProcess([], 0)
+
+    def first(site, tmp, config):
+        order.append("first")
+        raise ValueError("the visit broke")
+
+    def second(site, tmp, config):
+        order.append("second")
+        assert tmp.is_dir() and site == tmp_path
+        return "seen"
+
+    monkeypatch.setattr(conftest, "BACKGROUND", jobs)
+    monkeypatch.setattr(conftest, "_strict_build", build)
+    monkeypatch.setattr(conftest, "AFTER_BUILD", {"first": (first, None), "second": (second, "first")})
+    conftest._start({"built_site", "first", "second"}, [], _Config())
+    time.sleep(0.3)
+    assert order == [] and set(jobs.unfinished()) == {"build", "first", "second"}  # waiting for the build
+    built.set()
+    assert jobs.jobs["second"].result(30) == "seen"  # nobody asked for it: it ran by itself
+    assert order == ["build", "first", "second"], order
+    with pytest.raises(ValueError, match="the visit broke"):
+        jobs.result("first", lambda: None)
+    with pytest.raises(LookupError, match="'nameless'"):
+        conftest._after_build("nameless", _Config())
+
+
+def test_every_after_build_job_is_the_work_of_the_fixture_of_its_name():
+    """A name in a module's AFTER_BUILD is a session fixture of that module that takes its result from
+    ``after_build(name)``: otherwise the job runs for nothing and the fixture does the work again."""
+    import re
+
+    found = {}
+    for path in sorted((ROOT / "tests").glob("test_*.py")):
+        text = path.read_text(encoding="utf-8")
+        block = re.search(r"^AFTER_BUILD = \{(.*?)\}(?: if [^\n]*)?$", text, re.S | re.M)
+        if not block:
+            continue
+        for name in re.findall(r'"(\w+)": \(', block.group(1)):
+            fixture = re.search(rf'@pytest\.fixture\(scope="session"\)\ndef {name}\(([^)]*)\)[^\n]*\n(.*?)\n\n\n', text, re.S)
+            found[f"{path.name}:{name}"] = bool(fixture and "after_build" in fixture.group(1)
+                                                 and f'after_build("{name}")' in fixture.group(2))
+    assert found and all(found.values()), f"not taken from after_build(name) by their fixture: {[n for n, ok in found.items() if not ok]}"
+    assert {"test_browser.py:visit", "test_course.py:pdf_editions"} <= set(found)
+
+
+def test_a_scratch_build_asked_for_twice_at_once_is_built_once(tmp_path, monkeypatch):
+    """The clean builds start in the background while a test may already ask for one: one build."""
+    import conftest
+
+    calls = []
+
+    def fake_build(self, name):
+        calls.append(name)
+        time.sleep(0.5)
+        return tmp_path / name, subprocess.CompletedProcess([], 0)
+
+    monkeypatch.setattr(conftest.ScratchBuilds, "_build", fake_build)
+    builds = conftest.ScratchBuilds(tmp_path, background.Background())
+    threads = [threading.Thread(target=builds.get, args=("root",)) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    builds.prefetch()
+    assert calls == ["root", "other-cwd", "properdocs"], calls
