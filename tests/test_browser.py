@@ -229,6 +229,10 @@ REVEAL_JS = r"""(el) => {
 }"""
 
 
+def _shot_name(sp: SitePage) -> str:
+    return sp.id.replace(":", "-").replace("/", "-")
+
+
 async def _visit_page(ctx, sp: SitePage, base: str, clipboard: asyncio.Lock, shots: bool = False) -> Report:
     from axe_playwright_python.async_playwright import Axe
 
@@ -253,7 +257,7 @@ async def _visit_page(ctx, sp: SitePage, base: str, clipboard: asyncio.Lock, sho
             await r.abort()
 
     await page.route("**/*", route)
-    name = sp.id.replace(":", "-").replace("/", "-")
+    name = _shot_name(sp)
     try:
         await page.goto(report.url, wait_until="load")
         await page.evaluate("document.fonts.ready.then(() => true)")
@@ -341,14 +345,10 @@ async def _search(ctx, base: str, lang: str) -> dict[tuple[str, str], dict]:
     return out
 
 
-async def _visit_all(base: str) -> Visit:
+async def _visit_all(base: str, pages: list[SitePage], search_too: bool) -> Visit:
     from playwright.async_api import async_playwright
 
     start = time.perf_counter()
-    if SHOTS["taken"]:
-        SCREENSHOTS.mkdir(exist_ok=True)
-        for old in [*SCREENSHOTS.glob("*-light.jpg"), *SCREENSHOTS.glob("*-dark.jpg")]:
-            old.unlink()
     external: list[str] = []
     reports: dict[SitePage, Report] = {}
     search: dict = {}
@@ -356,7 +356,7 @@ async def _visit_all(base: str) -> Visit:
         browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         clipboard = asyncio.Lock()
         queue: asyncio.Queue = asyncio.Queue()
-        for sp in PAGES:
+        for sp in pages:
             queue.put_nowait(sp)
 
         async def new_context():
@@ -382,7 +382,7 @@ async def _visit_all(base: str) -> Visit:
         contexts = [await new_context() for _ in range(WORKERS)]
         await asyncio.gather(*(worker(ctx) for ctx in contexts))
         for found in await asyncio.gather(*(_search(contexts[i % WORKERS], base, lang)
-                                            for i, lang in enumerate(SITE.languages))):
+                                            for i, lang in enumerate(SITE.languages if search_too else []))):
             search.update(found)
         for ctx in contexts:
             await ctx.close()
@@ -390,14 +390,27 @@ async def _visit_all(base: str) -> Visit:
     return Visit(base, reports, search, external, time.perf_counter() - start)
 
 
-def _visit_job(site: Path, tmp: Path, config) -> Visit:
-    SHOTS["taken"] = config.getoption("screenshots")
-    return _served(_visit_all)(site, tmp, config)
+def _visit_job(half: int):
+    """Half of the pages (every other one: both languages, chapters and notebooks alike), the search
+    with the first half; two jobs, so that the longest browser pass is two lanes, not one."""
+    def job(site: Path, tmp: Path, config) -> Visit:
+        SHOTS["taken"] = config.getoption("screenshots")
+        if SHOTS["taken"]:  # each half removes the old screenshots but those of the other half's pages
+            SCREENSHOTS.mkdir(exist_ok=True)
+            theirs = {f"{_shot_name(sp)}-{scheme}.jpg" for sp in PAGES[1 - half::2] for scheme in ("light", "dark")}
+            for old in [*SCREENSHOTS.glob("*-light.jpg"), *SCREENSHOTS.glob("*-dark.jpg")]:
+                if old.name not in theirs:
+                    old.unlink(missing_ok=True)
+        return _served(lambda base: _visit_all(base, PAGES[half::2], search_too=half == 0))(site, tmp, config)
+    return job
 
 
 @pytest.fixture(scope="session")
 def visit(built_site, chromium, after_build) -> Visit:
-    return after_build("visit")
+    """Every page visited (the two halves' visits put together)."""
+    first, rest = after_build("visit"), after_build("visit_rest")
+    return Visit(first.base, {**first.pages, **rest.pages}, first.search, first.external + rest.external,
+                 max(first.seconds, rest.seconds))
 
 
 def _report(visit: Visit, sp: SitePage) -> Report:
@@ -443,7 +456,8 @@ def test_math_is_rendered(visit, sp):
 @pytest.mark.parametrize("sp", PAGES, ids=_IDS)
 def test_language_switcher_leads_to_the_same_page(visit, sp):
     r = _report(visit, sp)
-    want = {lang: visit.base + sp.counterpart(lang).path for lang in SITE.languages}
+    base = r.url.removesuffix(sp.path)  # each half of the visit is served on a port of its own
+    want = {lang: base + sp.counterpart(lang).path for lang in SITE.languages}
     assert r.facts["switcher"] == want, f"{r.url}: switcher links {r.facts['switcher']}, expected {want}"
     assert r.facts["lang"].startswith(sp.lang), f"{r.url}: <html lang={r.facts['lang']!r}>"
     for lang, url in r.switch_click.items():
@@ -1183,11 +1197,12 @@ def test_a_page_with_a_console_error_a_foreign_script_or_raw_tex_fails_the_page_
 
 
 # The session fixtures' work, started by tests/conftest.py as soon as the strict build is done (each in a
-# thread, event loop and Chromium of its own; name -> (work, the job it follows)), in two lanes: the
-# visit of every page, and the reader's passes one after the other. Most of their time is spent waiting
+# thread, event loop and Chromium of its own; name -> (work, the job it follows)), in three lanes: the
+# visit of every page in two halves, and the reader's passes one after the other. Most of their time is spent waiting
 # on the browser, so they overlap the reader machines instead of running after them.
 AFTER_BUILD = {
-    "visit": (_visit_job, None),
+    "visit": (_visit_job(0), None),
+    "visit_rest": (_visit_job(1), None),
     "reader": (_served(_reader_visit), None),
     "reader_search": (_served(_search_visit), "reader"),
     "reader_hands": (_served(_hands_visit), "reader_search"),
