@@ -286,13 +286,15 @@ def _our_python() -> dict[str, str]:
 
 def compile_warnings(sources: dict[str, str]) -> list[str]:
     """The warnings compiling each source gives ("file:line: Category: message"), whatever the
-    interpreter: an invalid escape is a DeprecationWarning on 3.11 and a SyntaxWarning from 3.12."""
+    interpreter: an invalid escape is a DeprecationWarning on 3.11 and a SyntaxWarning from 3.12. Only
+    the warnings about the source compiled count: the warnings machinery is the process's, and the
+    session's background jobs run in threads of it (a file another thread leaves unclosed is not ours here)."""
     found = []
     for name, code in sources.items():
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             compile(code, name, "exec", dont_inherit=True)
-        found += [f"{name}:{w.lineno}: {w.category.__name__}: {w.message}" for w in caught]
+        found += [f"{name}:{w.lineno}: {w.category.__name__}: {w.message}" for w in caught if w.filename == name]
     return found
 
 

@@ -149,16 +149,16 @@ def subset_font(chars: str, out: Path) -> Path:
     logging.getLogger("fontTools.subset").setLevel(logging.ERROR)  # "BDF NOT subset; dropped": bitmaps we do not print
 
     path, index = fallback_font(chars)
-    font = TTFont(path, fontNumber=index, lazy=True, recalcTimestamp=False)
-    missing = [c for c in chars if ord(c) not in font.getBestCmap()]
-    options = subset.Options()
-    options.layout_features = ["*"]
-    options.name_IDs = ["*"]
-    options.notdef_outline = True
-    sub = subset.Subsetter(options)
-    sub.populate(unicodes=[ord(c) for c in chars if c not in missing])
-    sub.subset(font)
-    font.save(str(out))
+    with TTFont(path, fontNumber=index, lazy=True, recalcTimestamp=False) as font:  # closes the .ttc it reads
+        missing = [c for c in chars if ord(c) not in font.getBestCmap()]
+        options = subset.Options()
+        options.layout_features = ["*"]
+        options.name_IDs = ["*"]
+        options.notdef_outline = True
+        sub = subset.Subsetter(options)
+        sub.populate(unicodes=[ord(c) for c in chars if c not in missing])
+        sub.subset(font)
+        font.save(str(out))
     return out
 
 
