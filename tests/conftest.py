@@ -11,7 +11,8 @@ reader machines instead of following them on one core. Tests that wait for a job
 do not (``pytest_collection_modifyitems``), the build's and the browser's before the snippet ones.
 
 ``--quick`` (``./run test --quick``): the contributor's loop. Only the first reader machine of
-``snippets.VARIANTS`` (native kernels, one thread), no browser, no pytest-codeblocks run, no check of what each machine's kernels are (it needs them all).
+``snippets.VARIANTS`` (native kernels, one thread), no browser (no test that needs ``BROWSER_FIXTURES``),
+no pytest-codeblocks run, no check of what each machine's kernels are (it needs them all).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from tools.build import build, copy_project  # noqa: E402
 
 SNIPPET_SECONDS: dict[str, float] = {}  # wall time of each reader machine, for the summary
 QUICK_SKIPS = ("tests/test_browser.py",)  # what --quick leaves out, with the codeblocks run and other machines
+BROWSER_FIXTURES = {"chromium", "own_browser", "after_build"}  # a test that needs one drives Chromium: not --quick
 CODEBLOCKS = [sys.executable, "-m", "pytest", "--codeblocks", "snippets/"]  # as a reader types it (pytest.ini: no cache)
 NATIVE = next(iter(snippets.VARIANTS))
 RECORD = Path(tempfile.mkdtemp(prefix="codeblocks-record-"))  # what the codeblocks run saw of each block
@@ -177,7 +179,7 @@ def pytest_collection_modifyitems(session, config, items):
         keep, drop = [], []
         for item in items:
             left_out = (item.nodeid.startswith(QUICK_SKIPS) or _needs(item) & {"codeblocks_run", "kernels"}
-                        or _variant(item) not in (None, first))
+                        or _needs(item) & BROWSER_FIXTURES or _variant(item) not in (None, first))
             (drop if left_out else keep).append(item)
         if drop:
             config.hook.pytest_deselected(items=drop)

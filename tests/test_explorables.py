@@ -204,8 +204,9 @@ def table_mismatch(rows: list[list[str]], frame: dict, x: list, spec: str) -> st
 
 
 @pytest.fixture(scope="module")
-def explore_browser(request):
-    """The session's one sync-API browser (tests/conftest.py: a second one in the same thread fails)."""
+def explore_browser(request, chromium):
+    """The session's one sync-API browser (tests/conftest.py: a second one in the same thread fails),
+    asked for only once it is known that there is one (``chromium`` fails where CI runs without it)."""
     if browser_decision() == "skip":
         pytest.skip(NO_CHROMIUM)
     return request.getfixturevalue("own_browser")

@@ -131,7 +131,8 @@ def test_what_a_job_started_is_found_and_stopped():
 
 def test_quick_runs_the_first_machine_only_without_browser_and_codeblocks_run():
     proc = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "--quick",
-                           "tests/test_snippets.py", "tests/test_codeblocks.py", "tests/test_browser.py"],
+                           "tests/test_snippets.py", "tests/test_codeblocks.py", "tests/test_browser.py",
+                           "tests/test_explorables.py", "tests/test_course.py"],
                           cwd=ROOT, capture_output=True, text=True)
     ids = [line for line in proc.stdout.splitlines() if "::" in line]
     assert proc.returncode == 0 and ids, proc.stdout[-3000:] + proc.stderr[-3000:]
@@ -139,6 +140,8 @@ def test_quick_runs_the_first_machine_only_without_browser_and_codeblocks_run():
     assert any(first in i for i in ids)
     assert not [i for i in ids if any(o in i for o in others)]
     assert not [i for i in ids if i.startswith("tests/test_browser.py")]
+    assert not [i for i in ids if "explorable_draws" in i or "pdf_edition" in i]  # they drive Chromium too
+    assert any(i.startswith("tests/test_explorables.py") for i in ids)  # its checks without a browser stay
     assert not [i for i in ids if "passes_over_every_snippet" in i]
     assert any("failing_or_short" in i for i in ids)  # the codeblocks module's own checks stay
 
