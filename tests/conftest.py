@@ -75,9 +75,8 @@ def _after_build(name: str, config) -> object:
     site, proc = BACKGROUND.result("build", _strict_build)
     if proc.returncode != 0:
         raise RuntimeError(f"{name}: the strict build failed (the built_site fixture shows its log)")
-    if after in BACKGROUND.jobs:
-        with contextlib.suppress(BaseException):
-            BACKGROUND.jobs[after].result()
+    if after:
+        BACKGROUND.wait(after)
     tmp = Path(tempfile.mkdtemp(prefix=f"residual-notes-{name}-"))
     SITE_DIRS.append(tmp)
     return fn(site, tmp, config)
@@ -218,7 +217,8 @@ def after_build(built_site, request) -> Callable[[str], object]:
 
 class ScratchBuilds:
     """The builds in scratch copies of the project (tools/build.py), shared by every test module that
-    needs one: each named build once per session, on first request; ``get(name)`` -> (site, process).
+    needs one: each named build once per session, a job of its own started by ``prefetch`` (``PREFETCH``)
+    or on first request; ``get(name)`` -> (site, process).
 
     ``root`` (the ``mkdocs`` console script in the copy's folder) and ``other-cwd`` (``-f`` from another
     folder) start clean, with no ``.cache``: they are the clean builds (two clean builds are identical,
@@ -230,7 +230,7 @@ class ScratchBuilds:
     """
 
     CLEAN = ("root", "other-cwd")
-    PREFETCH = ("root", "other-cwd", "properdocs")  # built in the background as the session starts
+    PREFETCH = ("root", "other-cwd", "properdocs")  # built in the background once the strict build is done
 
     def __init__(self, tmp: Path, jobs: Background | None = None):
         self.tmp = tmp
@@ -315,9 +315,7 @@ def own_browser(built_site, chromium):
 
 def _prefetch_scratch() -> None:
     """The clean scratch builds, after the strict build (which the browser visits wait for)."""
-    if "build" in BACKGROUND.jobs:
-        with contextlib.suppress(BaseException):
-            BACKGROUND.jobs["build"].result()
+    BACKGROUND.wait("build")
     _scratch().prefetch()
 
 

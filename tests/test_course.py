@@ -20,7 +20,7 @@ from pathlib import Path
 from hooks import pdf_link, site_facts
 from tools import built_site as checks
 from tools import html_scan, notebooks
-from tools.browser import browser_decision
+from tools.browser import NO_CHROMIUM, browser_decision
 
 SITE = site_facts.load()
 
@@ -270,10 +270,8 @@ def _pdf_job(site: Path, tmp: Path, config) -> Path:
 
 @pytest.fixture(scope="session")
 def pdf_editions(built_site, after_build):
-    from tools import browser
-
-    if browser.browser_decision() != "run":
-        pytest.skip(browser.NO_CHROMIUM) if browser.browser_decision() == "skip" else pytest.fail(browser.NO_CHROMIUM)
+    if browser_decision() != "run":
+        pytest.skip(NO_CHROMIUM) if browser_decision() == "skip" else pytest.fail(NO_CHROMIUM)
     return after_build("pdf_editions")
 
 

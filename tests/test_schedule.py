@@ -106,6 +106,8 @@ def test_a_job_error_reaches_the_fixture_that_waits_for_it():
         raise ValueError("the build broke")
 
     jobs.start("build", fails)
+    jobs.wait("build")  # a job that waits for this one goes on; the error is for whoever asks for the result
+    jobs.wait("never started")
     with pytest.raises(ValueError, match="the build broke"):
         jobs.result("build", fails)
     assert jobs.unfinished() == [] and "build" in jobs.seconds

@@ -50,6 +50,12 @@ class Background:
         self.start(name, fn, *args)
         return self.jobs[name].result()
 
+    def wait(self, name: str) -> None:
+        """Wait until job ``name`` has ended, whatever its outcome (whoever asks for its result sees its
+        error); return at once if no job of that name was started."""
+        if name in self.jobs:
+            self.jobs[name].exception()
+
     def unfinished(self) -> list[str]:
         return [name for name, job in self.jobs.items() if not job.done()]
 
