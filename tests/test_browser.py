@@ -12,7 +12,7 @@ Headless Chromium (Debian's, at /usr/bin/chromium) opens every page of the stric
   click on each chapter, the home page and a notebook);
 * every Python block's copy button copies exactly the snippet's code (clipboard read back);
 * no serious or critical accessibility violation (axe-core) in light mode, and no colour-contrast
-  one in dark mode (see ``AXE_EXCLUDE`` and ``CONTRAST_CONTEXT`` for what is excluded or sampled);
+  one in dark mode (see ``AXE_EXCLUDE`` for what is excluded, ``LOOKS_JS`` for how contrast is sampled);
 * search loads its index and worker only when the reader starts to search (a click, a shortcut,
   a phone's search icon), once;
 * search finds 残差 / 梯度 / 归一化 on Chinese pages and residual / gradient / normalization on
@@ -81,21 +81,42 @@ AXE_EXCLUDE = [
     ".md-annotation__index",
 ]
 AXE_CONTEXT = {"exclude": [[selector] for selector in AXE_EXCLUDE]}
-AXE_OPTIONS = {"resultTypes": ["violations"], "rules": {"color-contrast": {"enabled": False}}}
-# Colour contrast of code and formulas: every token span and MathML element was checked one by
-# one, which took most of the run. They share their CSS, so each page checks one element of each
-# kind (each token class in code, each in outputs, one formula) and the rest of the page in full.
-CONTRAST_CONTEXT = {"include": [["body"], ["[data-axe-sample]"]],
-                    "exclude": [[selector] for selector in AXE_EXCLUDE] + [[".highlight code"], ["article math"]]}
-CONTRAST_OPTIONS = {"resultTypes": ["violations"], "runOnly": ["color-contrast"]}
-MARK_SAMPLES_JS = r"""() => {
-  const seen = new Set();
-  for (const el of document.querySelectorAll(".highlight code, .highlight code span[class]")) {
-    const key = el.closest(".highlight").className + " " + el.className;
-    if (!seen.has(key)) { seen.add(key); el.setAttribute("data-axe-sample", ""); }
+AXE_OPTIONS = {"resultTypes": ["violations"]}
+DARK_OPTIONS = {"resultTypes": ["violations"], "runOnly": ["color-contrast"]}
+# Colour contrast is checked on one element of each look. Checking every text element one by one took
+# about a third of the browser's time; elements that look the same (colour, font size and weight, text
+# shadow, and the backgrounds, opacity and filters of the element and of every ancestor) have the same
+# contrast. LOOKS_JS marks the first visible element of each look (text of its own, not hidden, not in a
+# closed <details> or tab) with data-axe-sample; the color-contrast rule (axe.configure, a public API)
+# takes those and no others. Every other rule checks every element. The marks are taken again in dark mode.
+LOOKS_JS = r"""() => {
+  for (const el of document.querySelectorAll("[data-axe-sample]")) el.removeAttribute("data-axe-sample");
+  const ids = new Map(), behind = new Map();
+  const id = (key) => { if (!ids.has(key)) ids.set(key, ids.size); return ids.get(key); };
+  const backdrop = (el) => {  // what shows behind el's text: el and its ancestors
+    if (!el) return -1;
+    if (!behind.has(el)) {
+      const s = getComputedStyle(el);
+      behind.set(el, id([s.backgroundColor, s.backgroundImage, s.opacity, s.filter, s.mixBlendMode, s.position,
+                         backdrop(el.parentElement)].join("|")));
+    }
+    return behind.get(el);
+  };
+  const looks = new Set();
+  let texts = 0;
+  for (const el of document.body.querySelectorAll("*")) {
+    if (![...el.childNodes].some(n => n.nodeType === Node.TEXT_NODE && n.data.trim())) continue;
+    if (!el.checkVisibility({opacityProperty: true, visibilityProperty: true})) continue;
+    texts++;
+    const s = getComputedStyle(el);
+    const look = [s.color, s.fontSize, s.fontWeight, s.textShadow, backdrop(el)].join("|");
+    if (!looks.has(look)) { looks.add(look); el.setAttribute("data-axe-sample", ""); }
   }
-  const formula = document.querySelector("article math");
-  if (formula) formula.setAttribute("data-axe-sample", "");
+  return {texts: texts, looks: looks.size};
+}"""
+AXE_RUN_JS = r"""([context, options]) => {
+  axe.configure({rules: [{id: "color-contrast", selector: "[data-axe-sample]"}]});
+  return axe.run(context, options).then(results => results.violations);
 }"""
 
 TEX_LEFT = re.compile(
@@ -230,13 +251,24 @@ REVEAL_JS = r"""(el) => {
 }"""
 
 
+async def _axe(page, options: dict, scheme: str) -> list[dict]:
+    """axe-core's violations on the page as it is now, colour contrast on one element of each look
+    (``LOOKS_JS``); axe is injected from axe-playwright-python's bundled copy, once per page."""
+    from axe_playwright_python.async_playwright import Axe
+
+    if not await page.evaluate("typeof axe !== 'undefined'"):
+        await page.evaluate(Axe().axe_script)
+    report_looks = await page.evaluate(LOOKS_JS)
+    if not report_looks["looks"]:
+        raise AssertionError(f"{page.url}: no visible text to check the colour contrast of ({report_looks})")
+    return [{**v, "scheme": scheme} for v in await page.evaluate(AXE_RUN_JS, [AXE_CONTEXT, options])]
+
+
 def _shot_name(sp: SitePage) -> str:
     return sp.id.replace(":", "-").replace("/", "-")
 
 
 async def _visit_page(ctx, sp: SitePage, base: str, clipboard: asyncio.Lock, shots: bool = False) -> Report:
-    from axe_playwright_python.async_playwright import Axe
-
     report = Report(url=base + sp.path)
     start = time.perf_counter()
     page = await ctx.new_page()
@@ -270,19 +302,14 @@ async def _visit_page(ctx, sp: SitePage, base: str, clipboard: asyncio.Lock, sho
         report.facts = await page.evaluate(FACTS_JS)
 
         # accessibility before any interaction (focus changes what Material's tooltips do)
-        result = await Axe().run(page, context=AXE_CONTEXT, options=AXE_OPTIONS)
-        report.axe += [{**v, "scheme": "light"} for v in result.response["violations"]]
-        await page.evaluate(MARK_SAMPLES_JS)
-        result = await Axe().run(page, context=CONTRAST_CONTEXT, options=CONTRAST_OPTIONS)
-        report.axe += [{**v, "scheme": "light"} for v in result.response["violations"]]
+        report.axe += await _axe(page, AXE_OPTIONS, "light")
 
         # screenshots first: copying shows a toast and leaves the mouse on a button
         if shots:
             report.screenshots.append(await _screenshot(page, f"{name}-light"))
         # dark mode through Material's own palette switch (it is remembered, so switch back after)
         await page.evaluate(PALETTE_JS, "dark")
-        result = await Axe().run(page, context=CONTRAST_CONTEXT, options=CONTRAST_OPTIONS)
-        report.axe += [{**v, "scheme": "dark"} for v in result.response["violations"]]
+        report.axe += await _axe(page, DARK_OPTIONS, "dark")
         if shots:
             report.screenshots.append(await _screenshot(page, f"{name}-dark"))
         await page.evaluate(PALETTE_JS, "light")
@@ -1177,10 +1204,10 @@ def test_reader_figure_opens_full_size_and_is_no_white_card_in_dark_mode(reader_
 # --------------------------------------------------------------------------- the checks can fail
 
 
-def test_a_page_with_a_console_error_a_foreign_script_or_raw_tex_fails_the_page_tests(built_site, chromium, tmp_path):
+def test_a_page_with_a_console_error_a_foreign_script_raw_tex_or_pale_text_fails_the_page_tests(built_site, chromium, tmp_path):
     """Mutation: one page of a scratch copy of the built site logs an error, loads a script from another
-    host and shows a formula as raw TeX (as without hooks/math.py); the page is visited as every page is,
-    and the per-page tests fail naming its URL."""
+    host, shows a formula as raw TeX (as without hooks/math.py) and has pale text: in light mode, in dark mode
+    only, and of a look whose first element is hidden (so the contrast sample must be a visible one). The page is visited as every page is, and the per-page tests fail naming its URL."""
     site = tmp_path / "site"
     shutil.copytree(built_site, site, copy_function=os.symlink)  # links: only the mutated page is written
     sp = SitePage(SITE.languages[-1], "index.md")
@@ -1188,7 +1215,13 @@ def test_a_page_with_a_console_error_a_foreign_script_or_raw_tex_fails_the_page_
     text = page.read_text(encoding="utf-8")
     page.unlink()
     mutation = ('<script src="https://cdn.example.org/tracker.js"></script><script>console.error("mutation")</script>'
-                r"<p>\(x_{l+1} = x_l + \frac{1}{2} F(x_l)\)</p>")
+                r"<p>\(x_{l+1} = x_l + \frac{1}{2} F(x_l)\)</p>"
+                # contrast: pale in light mode; pale in dark mode only; pale where the first of its look is hidden
+                '<style>[data-md-color-scheme=slate] .mutant-dark { color: #3a3a3a }'
+                ' .mutant-hidden { color: #d0d0d8 }</style>'
+                '<p style="color: #c8c8c8" id="mutant-light">pale text</p><p class="mutant-dark">dark text</p>'
+                '<div style="display: none"><p class="mutant-hidden">hidden</p></div>'
+                '<div><p class="mutant-hidden" id="mutant-shown">shown</p></div>')
     page.write_text(text.replace("</article>", mutation + "</article>", 1), encoding="utf-8")
 
     async def visit_one(base):
@@ -1209,11 +1242,17 @@ def test_a_page_with_a_console_error_a_foreign_script_or_raw_tex_fails_the_page_
     mutated = Visit(base, {sp: report}, {}, [], 0.0)
     for test, says in ((test_page_loads_without_errors, "mutation"),
                        (test_page_loads_nothing_from_other_hosts, "https://cdn.example.org/tracker.js"),
-                       (test_math_is_rendered, "raw TeX in the text")):
+                       (test_math_is_rendered, "raw TeX in the text"),
+                       (test_no_serious_accessibility_violations, "[light] color-contrast"),
+                       (test_no_serious_accessibility_violations, "[dark] color-contrast")):
         with pytest.raises(AssertionError) as failed:
             test(mutated, sp)
         assert str(failed.value).startswith(f"{base}{sp.path}:") or f"{base}{sp.path} " in str(failed.value), failed.value
         assert says in str(failed.value), failed.value
+    contrast = {v["scheme"]: {" ".join(map(str, n["target"])) for n in v["nodes"]} for v in report.axe
+                if v["id"] == "color-contrast"}
+    assert {"#mutant-light", "#mutant-shown"} <= contrast.get("light", set()), contrast
+    assert any("mutant-dark" in t for t in contrast.get("dark", set())), contrast
 
 
 # The session fixtures' work, started by tests/conftest.py as soon as the strict build is done (each in a
