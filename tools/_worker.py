@@ -34,6 +34,7 @@ import linecache
 import multiprocessing as mp
 import os
 import pickle
+import re
 import resource
 import signal
 import sys
@@ -368,12 +369,16 @@ def tree_changes(before: dict, after: dict) -> list[str]:
     return out
 
 
-def _tail(path: Path, limit: int = 4000) -> str:
+def _tail(path: Path, limit: int | None = 4000) -> str:
+    """The end of a file (all of it with ``limit=None``)."""
     try:
         data = path.read_bytes()
     except OSError:
         return ""
-    return data[-limit:].decode("utf-8", "replace")
+    return (data if limit is None else data[-limit:]).decode("utf-8", "replace")
+
+
+_FAULTHANDLER_TIMEOUT = re.compile(r"^Timeout \(\d+:\d\d:\d\d(\.\d+)?\)!$", re.M)
 
 
 def _read_stdout(block_dir: Path) -> tuple[str, str | None]:
@@ -489,7 +494,8 @@ def main() -> None:
                         pass
                 code = r.proc.exitcode
                 stderr = _trim(_tail(r.dir / "stderr"))
-                if "Timeout (" in stderr and code == 1:
+                # faulthandler's timeout header, read in the whole file: a long dump (every thread) pushes it out of the tail
+                if code == 1 and _FAULTHANDLER_TIMEOUT.search(_tail(r.dir / "stderr", limit=None)):
                     how = f"did not finish within {timeout:g} s and was stopped; where it was:"
                 elif code is not None and code < 0:
                     how = f"killed its process (signal {signal.Signals(-code).name}) before it finished"
