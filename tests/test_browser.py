@@ -1207,7 +1207,8 @@ def test_reader_figure_opens_full_size_and_is_no_white_card_in_dark_mode(reader_
 def test_a_page_with_a_console_error_a_foreign_script_raw_tex_or_pale_text_fails_the_page_tests(built_site, chromium, tmp_path):
     """Mutation: one page of a scratch copy of the built site logs an error, loads a script from another
     host, shows a formula as raw TeX (as without hooks/math.py) and has pale text: in light mode, in dark mode
-    only, and of a look whose first element is hidden (so the contrast sample must be a visible one). The page is visited as every page is, and the per-page tests fail naming its URL."""
+    only, and of a look whose first element is hidden (so the contrast sample must be a visible one). The page
+    is visited as every page is, and the per-page tests fail naming its URL."""
     site = tmp_path / "site"
     shutil.copytree(built_site, site, copy_function=os.symlink)  # links: only the mutated page is written
     sp = SitePage(SITE.languages[-1], "index.md")

@@ -207,7 +207,7 @@ def bad_run(tmp_path_factory):
         blocks += snippets.extract(path)
     (folder / "not-utf8.md").write_bytes(b"```python\nprint('caf\xe9')\n```\n")
     blocks = snippets.collect([folder])
-    # Only the block that never ends gets the short timeout: the others run with the runner's own, so a
+    # Only the blocks that never end get the short timeout: the others run with the runner's own, so a
     # loaded machine (the whole suite on two cores) cannot stop a slow but good block and fail its test.
     # The two runs go side by side, as one run's two workers did.
     hangs = [b for b in blocks if b.path.stem in HANGING]
