@@ -1,7 +1,7 @@
 """What a reader's browser does with the built site: every page, both languages, notebooks included.
 
-Headless Chromium (Debian's, at /usr/bin/chromium) opens every page of the strict build, served on
-127.0.0.1 under the path of ``site_url`` (as it is published), and checks:
+Chromium's headless shell (Debian's, at ``tools.browser.CHROMIUM``) opens every page of the strict
+build, served on 127.0.0.1 under the path of ``site_url`` (as it is published), and checks:
 
 * no console error, no uncaught page error, no HTTP error;
 * no request to any host but 127.0.0.1 (each is recorded and aborted; axe-core is injected from
@@ -22,7 +22,7 @@ Headless Chromium (Debian's, at /usr/bin/chromium) opens every page of the stric
   cost about 6 CPU seconds each on a chapter (four CPU minutes a run), so a plain run takes none.
 
 Everything is collected in one pass (one browser, two pages at a time); the tests below only read
-the report, parametrized by page so a failure names it. Without /usr/bin/chromium they skip, except
+the report, parametrized by page so a failure names it. Without it they skip, except
 where ``CI`` is set: there they fail. At the end, tests of their own: switching language keeps the
 section, the 404 pages, and search loading only once the reader searches.
 """

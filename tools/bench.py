@@ -368,7 +368,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.builds_only:
             browser = None
         elif not Path(CHROMIUM).exists():
-            print(f"no {CHROMIUM}: browser figures skipped (apt-get install chromium)")
+            print(f"no {CHROMIUM}: browser figures skipped (apt-get install chromium-headless-shell)")
             browser = None
         else:
             print("loading every page in Chromium ...", file=sys.stderr)

@@ -4,7 +4,7 @@
 
 PAGE is a path of the built site such as ``residual-connections/`` or ``en/ffn-design/``.
 Without --site it builds the site first (strict) into a temporary folder. Full-page PNGs go to
-``screenshots/`` (ignored by git). Needs Debian's chromium at /usr/bin/chromium.
+``screenshots/`` (ignored by git). Needs Debian's Chromium headless shell (``tools.browser.CHROMIUM``).
 """
 
 from __future__ import annotations

@@ -43,17 +43,20 @@
     event.preventDefault();
   });
 
+  // Every radical is measured before any margin is set: one layout for the page, not one per radical.
   function closeRadicalGaps() {
-    document.querySelectorAll("msqrt").forEach(function (root) {
-      root.style.marginInlineEnd = "";
+    var roots = Array.prototype.slice.call(document.querySelectorAll("msqrt"));
+    roots.forEach(function (root) { root.style.marginInlineEnd = ""; });
+    var margins = roots.map(function (root) {
       var right = -Infinity;
       for (var child = root.firstElementChild; child; child = child.nextElementSibling) {
         right = Math.max(right, child.getBoundingClientRect().right);
       }
       var gap = root.getBoundingClientRect().right - right;
       var em = parseFloat(getComputedStyle(root).fontSize);
-      if (isFinite(gap) && gap > 0.08 * em) root.style.marginInlineEnd = -(gap - 0.05 * em) + "px";
+      return isFinite(gap) && gap > 0.08 * em ? -(gap - 0.05 * em) + "px" : "";
     });
+    roots.forEach(function (root, i) { root.style.marginInlineEnd = margins[i]; });
   }
 
   if (document.fonts && document.fonts.ready) document.fonts.ready.then(closeRadicalGaps);
