@@ -332,8 +332,9 @@ async def _visit_page(ctx, sp: SitePage, base: str, clipboard: asyncio.Lock, sho
         if _sampled(sp):
             other = next(lang for lang in SITE.languages if lang != sp.lang)
             await page.evaluate(f"document.querySelector('.md-select__link[hreflang={other}]').click()")
+            target = base + sp.counterpart(other).path  # with the #section the page had scrolled to, if any
             with contextlib.suppress(Exception):
-                await page.wait_for_url(base + sp.counterpart(other).path, timeout=5000)
+                await page.wait_for_url(lambda url: url.split("#")[0] == target, timeout=30_000)
             report.switch_click[other] = page.url
     except Exception as err:  # noqa: BLE001 - reported by every test of this page
         report.failure = f"{type(err).__name__}: {err}"
