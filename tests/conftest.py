@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tools import snippets  # noqa: E402
-from tools.background import Background, stop_descendants  # noqa: E402
+from tools.background import Background, CpuAccount, stop_descendants  # noqa: E402
 from tools.build import build, copy_project  # noqa: E402
 
 SNIPPET_SECONDS: dict[str, float] = {}  # wall time of each reader machine, for the summary
@@ -53,7 +53,7 @@ def pytest_addoption(parser):
                           "screenshots/ (for a person to look at; about four CPU minutes)")
 
 
-BACKGROUND = Background()
+BACKGROUND = Background(CpuAccount())  # CPU seconds counted where Linux allows (tools/background.py)
 SITE_DIRS: list[Path] = []  # built sites, removed when pytest ends
 # fixture name -> (its work: fn(site, tmp, config), the job it waits for first or None): the test modules'
 # AFTER_BUILD, read when they are collected; each runs as a background job once the strict build is done
@@ -351,6 +351,7 @@ def pytest_sessionfinish(session, exitstatus):
 
 
 def pytest_unconfigure(config):
+    BACKGROUND.account.close()
     for site in [*SITE_DIRS, RECORD]:
         shutil.rmtree(site, ignore_errors=True)
 
@@ -364,6 +365,13 @@ def pytest_terminal_summary(terminalreporter):
                    else f"{snippets.VARIANTS[label].workers} block(s) at a time")
             terminalreporter.write_line(f"{seconds:6.1f} s  {label} ({how})")
     if BACKGROUND.seconds:
-        terminalreporter.section("background jobs, started as the session began (wall seconds)")
+        account = BACKGROUND.account
+        terminalreporter.section("background jobs, started as the session began (wall and CPU seconds)")
         for name, seconds in BACKGROUND.seconds.items():
-            terminalreporter.write_line(f"{seconds:6.1f} s  {name}")
+            cpu = BACKGROUND.cpu.get(name)
+            terminalreporter.write_line(f"{seconds:6.1f} s  " + ("" if cpu is None else f"{cpu:7.1f} CPU s  ") + name)
+        total = account.seconds()
+        if total is not None:
+            terminalreporter.write_line(f"the whole session, every process: {total:.1f} CPU s")
+        if account.why:
+            terminalreporter.write_line(f"CPU seconds not counted: {account.why} (tools/background.py, CpuAccount)")

@@ -11,6 +11,7 @@ without the browser and the codeblocks run.
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -299,3 +300,30 @@ def test_a_scratch_build_asked_for_twice_at_once_is_built_once(tmp_path, monkeyp
         t.join(10)
     builds.prefetch()
     assert calls == ["root", "other-cwd", "properdocs"], calls
+
+
+def test_a_jobs_cpu_seconds_count_the_processes_it_starts():
+    """The session summary's CPU seconds (maintainers read them to find the time): a job is charged for
+    the processes it starts, exactly (the kernel's cgroup accounting), and not for another job's."""
+    account = background.CpuAccount(name=f"residual-notes-test-{os.getpid()}", whole_process=False)
+    if account.group is None:
+        pytest.skip(f"no CPU accounting on this machine: {account.why}")
+    try:
+        jobs = background.Background(account)
+        burn = "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.5: pass"
+        jobs.start("idle", time.sleep, 1.0)
+        jobs.result("burner", lambda: subprocess.run([sys.executable, "-c", burn], check=True))
+        jobs.wait("idle")
+        charged = f"the jobs were charged {jobs.cpu} ({account.why or 'no error'})"
+        assert jobs.cpu.get("burner", 0) >= 0.5, f"a job's process burnt 0.5 CPU s; {charged}"
+        assert jobs.cpu.get("idle", 1) < 0.1, f"a job that slept was charged; {charged}"
+    finally:
+        account.close()
+    assert not account.group.exists(), f"{account.group} left behind"
+
+
+def test_without_cpu_accounting_the_summary_says_why(tmp_path):
+    account = background.CpuAccount(root=tmp_path / "no-cpuacct", whole_process=False)
+    assert account.group is None and str(tmp_path / "no-cpuacct") in account.why, account.why
+    jobs = background.Background(account)
+    assert jobs.result("job", sum, [1, 2]) == 3 and jobs.cpu == {} and account.seconds() is None

@@ -4,10 +4,15 @@
 pytest-codeblocks run) with ``Background.start`` as the session begins; a fixture waits for one with
 ``Background.result``. Each job runs in a thread of its own; the real work is done by the processes the
 job starts, so the cores are shared by the operating system.
+
+Where Linux's cgroup v1 ``cpuacct`` controller is writable (root, as on this project's machines),
+``CpuAccount`` counts the CPU seconds of each job and of every process it starts, exactly; the summary of
+a test session shows them beside the wall seconds (``tests/conftest.py``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import threading
@@ -15,13 +20,97 @@ import time
 from concurrent.futures import Future
 from pathlib import Path
 
+CPUACCT = Path("/sys/fs/cgroup/cpuacct")  # cgroup v1's CPU accounting hierarchy
+
+
+def _cpuacct_group() -> str | None:
+    """This process's group in the cpuacct hierarchy ("/" at the root), from /proc/self/cgroup."""
+    try:
+        for line in Path("/proc/self/cgroup").read_text().splitlines():
+            _, controllers, path = line.split(":", 2)
+            if "cpuacct" in controllers.split(","):
+                return path
+    except OSError:
+        pass
+    return None
+
+
+class CpuAccount:
+    """Exact CPU seconds of jobs: a cgroup for the session (this process, when ``whole_process``) and one
+    inside it for each job. A job's thread moves itself into its group (in cgroup v1 a thread moves
+    alone), and every process it starts from then on is counted there, its children too. Where the
+    hierarchy is missing or not writable, ``group`` is None and ``why`` says so."""
+
+    def __init__(self, root: Path = CPUACCT, name: str | None = None, whole_process: bool = True):
+        self.root, self.why, self.whole_process = root, "", whole_process
+        self.group: Path | None = root / (name or f"residual-notes-{os.getpid()}")
+        inside = _cpuacct_group()
+        if whole_process and inside not in ("/", None):  # a session run by a job of another one: counted there
+            self.why, self.group = f"this process is counted in {root}{inside} already", None
+            return
+        for stale in root.glob("residual-notes-*") if root.is_dir() else []:  # of sessions killed before close
+            with contextlib.suppress(OSError):
+                for folder in [*(f for f in stale.iterdir() if f.is_dir()), stale]:
+                    folder.rmdir()  # fails while a process is in it
+        try:
+            self.group.mkdir()
+            if whole_process:
+                (self.group / "cgroup.procs").write_text(str(os.getpid()))
+        except OSError as err:
+            self.why = f"{root}: {err.strerror or err}"
+            self.group = None
+
+    def _job(self, name: str) -> Path:
+        return self.group / "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
+
+    def join(self, name: str) -> None:
+        """Move the calling thread into job ``name``'s group."""
+        if self.group is not None:
+            folder = self._job(name)
+            folder.mkdir(exist_ok=True)
+            (folder / "tasks").write_text(str(threading.get_native_id()))
+
+    def seconds(self, name: str | None = None) -> float | None:
+        """CPU seconds so far of job ``name`` (None: of the whole session group)."""
+        if self.group is None:
+            return None
+        folder = self.group if name is None else self._job(name)
+        try:
+            return int((folder / "cpuacct.usage").read_text()) / 1e9
+        except (OSError, ValueError) as err:  # never the job's failure: the summary says what went wrong
+            self.why = f"{folder}: {err}"
+            return None
+
+    def close(self) -> None:
+        """Move this process back to the root group (if it was moved) and remove the groups (one still
+        holding a process that outlived its job stays after 2 s, and is harmless: it only counts)."""
+        if self.group is None:
+            return
+        if self.whole_process:
+            try:
+                (self.root / "cgroup.procs").write_text(str(os.getpid()))
+            except OSError:
+                pass
+        deadline = time.monotonic() + 2  # a job's thread ends just after its result is set
+        for folder in [*(f for f in self.group.iterdir() if f.is_dir()), self.group]:
+            while True:
+                try:
+                    folder.rmdir()
+                    break
+                except OSError:
+                    if time.monotonic() > deadline:
+                        break
+                    time.sleep(0.02)
+
 
 class Background:
     """Named jobs, each run in a thread of its own from the moment it is started."""
 
-    def __init__(self):
+    def __init__(self, account: CpuAccount | None = None):
         self.jobs: dict[str, Future] = {}
         self.seconds: dict[str, float] = {}  # wall seconds of each finished job
+        self.account = account
+        self.cpu: dict[str, float] = {}  # with an account: CPU seconds of each finished job and what it started
         self._lock = threading.Lock()  # jobs start jobs (a build waits for another): one start per name
 
     def start(self, name: str, fn, *args) -> None:
@@ -35,15 +124,22 @@ class Background:
         def work():
             begin = time.perf_counter()
             try:
+                if self.account is not None:
+                    self.account.join(name)
                 value = fn(*args)
             except BaseException as err:  # noqa: BLE001 - raised where the result is asked for
-                self.seconds[name] = time.perf_counter() - begin
+                self._ended(name, begin)
                 future.set_exception(err)
             else:
-                self.seconds[name] = time.perf_counter() - begin
+                self._ended(name, begin)
                 future.set_result(value)
 
         threading.Thread(target=work, name=f"background job {name}", daemon=True).start()
+
+    def _ended(self, name: str, begin: float) -> None:
+        self.seconds[name] = time.perf_counter() - begin
+        if self.account is not None and (cpu := self.account.seconds(name)) is not None:
+            self.cpu[name] = cpu
 
     def result(self, name: str, fn, *args):
         """Job ``name``'s result (its exception is raised here); started now if nobody started it."""
