@@ -22,7 +22,7 @@ build, served on 127.0.0.1 under the path of ``site_url`` (as it is published), 
   cost about 6 CPU seconds each on a chapter (four CPU minutes a run), so a plain run takes none.
 
 Everything is collected in one pass (one browser, two pages at a time); the tests below only read
-the report, parametrized by page so a failure names it. Without it they skip, except
+the report, parametrized by page so a failure names it. Without the shell they skip, except
 where ``CI`` is set: there they fail. At the end, tests of their own: switching language keeps the
 section, the 404 pages, and search loading only once the reader searches.
 """

@@ -5,7 +5,7 @@ same explorables (at least ``MIN_PER_LANGUAGE``), the build puts the committed f
 unchanged, and only pages with an explorable load the chart library (the home pages' first visit
 is unchanged); the hook fails naming page and file when a file is missing.
 
-In Chromium (Chromium's headless shell; skipped without it, failed without it where ``CI`` is set): for every
+In Chromium's headless shell (skipped without it, failed without it where ``CI`` is set): for every
 explorable of every language, each position of its controls (reached with the keyboard) draws the
 frame of the data file: the canvas paths uPlot strokes are recorded (``Path2D.lineTo``) and must be
 one affine image of the frame's values (log10 of them on a log axis) within ``PIXEL_TOLERANCE``, with

@@ -327,3 +327,12 @@ def test_without_cpu_accounting_the_summary_says_why(tmp_path):
     assert account.group is None and str(tmp_path / "no-cpuacct") in account.why, account.why
     jobs = background.Background(account)
     assert jobs.result("job", sum, [1, 2]) == 3 and jobs.cpu == {} and account.seconds() is None
+
+
+def test_a_job_whose_cpu_cannot_be_counted_still_runs_and_the_summary_says_why(tmp_path):
+    account = background.CpuAccount(root=tmp_path / "no-cpuacct", whole_process=False)
+    account.group = tmp_path / "a-file"  # a group that breaks after the session began
+    account.group.write_text("")
+    jobs = background.Background(account)
+    assert jobs.result("job", sum, [1, 2]) == 3 and jobs.cpu == {}
+    assert str(account.group) in account.why, account.why

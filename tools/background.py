@@ -12,7 +12,6 @@ a test session shows them beside the wall seconds (``tests/conftest.py``).
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
 import threading
@@ -35,6 +34,25 @@ def _cpuacct_group() -> str | None:
     return None
 
 
+def _remove_group(group: Path, patience: float) -> None:
+    """Remove a cgroup and the groups in it; a group still holding a task stays (rmdir fails), after
+    ``patience`` seconds of retrying."""
+    deadline = time.monotonic() + patience
+    try:
+        folders = [*(f for f in group.iterdir() if f.is_dir()), group]
+    except OSError:  # gone already
+        return
+    for folder in folders:
+        while True:
+            try:
+                folder.rmdir()
+                break
+            except OSError:
+                if time.monotonic() >= deadline:
+                    break
+                time.sleep(0.02)
+
+
 class CpuAccount:
     """Exact CPU seconds of jobs: a cgroup for the session (this process, when ``whole_process``) and one
     inside it for each job. A job's thread moves itself into its group (in cgroup v1 a thread moves
@@ -49,9 +67,7 @@ class CpuAccount:
             self.why, self.group = f"this process is counted in {root}{inside} already", None
             return
         for stale in root.glob("residual-notes-*") if root.is_dir() else []:  # of sessions killed before close
-            with contextlib.suppress(OSError):
-                for folder in [*(f for f in stale.iterdir() if f.is_dir()), stale]:
-                    folder.rmdir()  # fails while a process is in it
+            _remove_group(stale, patience=0)
         try:
             self.group.mkdir()
             if whole_process:
@@ -67,8 +83,11 @@ class CpuAccount:
         """Move the calling thread into job ``name``'s group."""
         if self.group is not None:
             folder = self._job(name)
-            folder.mkdir(exist_ok=True)
-            (folder / "tasks").write_text(str(threading.get_native_id()))
+            try:
+                folder.mkdir(exist_ok=True)
+                (folder / "tasks").write_text(str(threading.get_native_id()))
+            except OSError as err:  # never the job's failure: its CPU is not counted, and the summary says why
+                self.why = f"{folder}: {err}"
 
     def seconds(self, name: str | None = None) -> float | None:
         """CPU seconds so far of job ``name`` (None: of the whole session group)."""
@@ -91,16 +110,7 @@ class CpuAccount:
                 (self.root / "cgroup.procs").write_text(str(os.getpid()))
             except OSError:
                 pass
-        deadline = time.monotonic() + 2  # a job's thread ends just after its result is set
-        for folder in [*(f for f in self.group.iterdir() if f.is_dir()), self.group]:
-            while True:
-                try:
-                    folder.rmdir()
-                    break
-                except OSError:
-                    if time.monotonic() > deadline:
-                        break
-                    time.sleep(0.02)
+        _remove_group(self.group, patience=2)  # a job's thread ends just after its result is set
 
 
 class Background:

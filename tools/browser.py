@@ -18,7 +18,7 @@ from hooks import site_facts
 # Playwright itself runs for headless Chromium, and it costs a fifth less CPU than `chromium --headless`
 # (CONTRIBUTING.md, "Test suite time").
 CHROMIUM = "/usr/bin/chromium-headless-shell"
-# no smooth scrolling: a click scrolls its button into view at once, as a test needs, not in 150 ms of frames
+# no smooth scrolling: a click scrolls its button into view at once, not over several animation frames
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
                  "--disable-smooth-scrolling"]
