@@ -495,6 +495,24 @@ def test_a_machine_with_more_threads_than_cores_must_really_run_them():
     assert f"[{label}] MKL reports CNR:OFF, the machine sets MKL_CBWR=COMPATIBLE" in bad
 
 
+def test_mkl_cbwr_compatible_may_run_mkls_compatible_branch_but_no_other_instruction_set():
+    """On an AVX-512 + AMX Xeon, MKL_CBWR=COMPATIBLE made MKL report "Intel(R) Architecture processors" (2 Dec 2026)."""
+    machines = snippets.reader_machines(host="AVX-512", ncores=2)
+    [label] = [lab for lab in machines if "more threads than cores" in lab]
+    native_mkl = "Intel(R) Advanced Vector Extensions 512 (Intel(R) AVX-512) with support of Intel(R) AMX enabled processors"
+    native = _report(*AVX512, mkl=native_mkl)
+    for mkl in (native_mkl, "Intel(R) Architecture processors"):  # the native ISA, or the compatible branch
+        assert _checks(machines, label, _report(*AVX512, threads=3, cnr="COMPATIBLE", mkl=mkl), native,
+                       "AVX-512") == ([], []), mkl
+    avx2_mkl = "Intel(R) Advanced Vector Extensions 2 (Intel(R) AVX2) enabled processors"
+    wrong = _report(*AVX512, threads=3, cnr="COMPATIBLE", mkl=avx2_mkl)
+    bad, _ = _checks(machines, label, wrong, native, "AVX-512")
+    assert bad == [f"[{label}] MKL dispatches for {wrong.mkl_processors!r}, natively {native.mkl_processors!r}"], bad
+    native_label = next(iter(machines))  # without MKL_CBWR the compatible branch is not what the name says
+    bad, _ = _checks(machines, native_label, _report(*AVX512), native, "AVX-512")
+    assert any("MKL dispatches for 'MKL_VERBOSE oneMKL 2024.0 for Intel(R) Architecture processors" in m for m in bad), bad
+
+
 def test_a_block_gets_a_clean_environment(tmp_path, monkeypatch):
     """A proxy, a library cap or a hash seed of the caller's shell must not reach a block (issue 23)."""
     for name, value in {"https_proxy": "http://proxy.invalid:3128", "HTTP_PROXY": "http://proxy.invalid:3128",
