@@ -10,7 +10,8 @@ that run trustworthy:
 * each block runs in a process of its own, forked from this one, in a session of its own: with its own
   empty working folder (figures land there, not in the repository), ``HOME`` and ``TMPDIR`` inside it,
   and random state seeded from the OS, as in a fresh interpreter. A block that never ends is stopped
-  after ``--block-timeout`` seconds (its stack is shown); a block that ends its process (``os._exit(0)``
+  after ``--block-timeout`` CPU seconds, or ``WALL_FACTOR`` times as many seconds of wall-clock time if it
+  waits (``tools._worker.limit_block``; its stack is shown); a block that ends its process (``os._exit(0)``
   too) or crashes fails itself, and the session goes on with the others; whatever it left running is
   killed with its session;
 * the session fails if the tree changed;
@@ -25,7 +26,6 @@ that run trustworthy:
 from __future__ import annotations
 
 import contextlib
-import faulthandler
 import json
 import pickle
 import os
@@ -51,7 +51,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from tools import snippets  # noqa: E402
-from tools._worker import PRELOAD, Watch, snapshot, tree_changes  # noqa: E402
+from tools._worker import PRELOAD, Watch, limit_block, snapshot, tree_changes, unlimit_block, wall_limit  # noqa: E402
 from tools.files import remove_stale, write_atomic  # noqa: E402
 
 _TREE: dict = {}
@@ -60,7 +60,8 @@ _PLUGIN = "pytest_codeblocks.plugin"
 
 def pytest_addoption(parser):
     parser.addoption("--block-timeout", type=float, default=snippets.TIMEOUT,
-                     help="seconds each code block may run under --codeblocks (default %(default)s)")
+                     help="CPU seconds each code block may run under --codeblocks (default %(default)s; "
+                          "wall-clock: tools._worker.WALL_FACTOR times as many)")
 
 
 def pytest_sessionstart(session):
@@ -189,7 +190,8 @@ def _child(item, runtest, timeout: float, w: int, folder: Path) -> None:
     # A block's imports write nothing: pytest would rewrite and cache a module it imports whose name
     # matches python_files (torch/_inductor/test_operators.py, which fused Adam pulls in) into the venv.
     sys.dont_write_bytecode = True
-    faulthandler.dump_traceback_later(timeout, exit=True, file=sys.__stderr__)
+    limit_block(timeout, wall_limit(timeout), sys.__stderr__, before_exit=lambda: _send(w, [
+        "failed", f"{item.nodeid}: the block did not finish within {timeout:g} CPU s and was stopped (its stack is in the captured stderr)"]))
     record = os.environ.get(snippets.RECORD)
     watch = Watch(folder, "<string>") if record else None  # pytest-codeblocks compiles a block as "<string>"
     kept = _kept_stdout() if record else []
@@ -203,11 +205,15 @@ def _child(item, runtest, timeout: float, w: int, folder: Path) -> None:
     except BaseException as err:  # noqa: BLE001 - SystemExit too
         text = err.args[0] if err.args and isinstance(err.args[0], str) else ""
         message, error = ["failed", text or "".join(traceback.format_exception(err))], _block_error(err)
-    faulthandler.cancel_dump_traceback_later()
+    unlimit_block()
     if record:
         name = snippets.Block(item.path, item.obj.lineno, "", None).name
         write_atomic(snippets.record_file(Path(record), name), pickle.dumps(
             {"stdout": kept[0].getvalue() if kept else "", "error": error, **watch.report(folder / "work")}))
+    _send(w, message)
+
+
+def _send(w: int, message: list[str]) -> None:
     data = json.dumps(message).encode()
     while data:
         data = data[os.write(w, data):]
@@ -225,7 +231,8 @@ def _run_forked(item, runtest, timeout: float) -> None:
             os._exit(0)
     os.close(w)
     start = time.monotonic()
-    chunks, status, deadline = [], None, start + timeout + 10
+    wall = wall_limit(timeout)
+    chunks, status, deadline = [], None, start + wall + 10
     try:
         while status is None:
             ready, _, _ = select.select([r], [], [], 0.05)
@@ -239,7 +246,7 @@ def _run_forked(item, runtest, timeout: float) -> None:
             elif time.monotonic() > deadline:
                 _kill(pid)
                 os.waitpid(pid, 0)
-                raise RuntimeError(f"{item.nodeid}: the block did not finish within {timeout:g} s and was killed")
+                raise RuntimeError(f"{item.nodeid}: the block did not finish within {wall:g} s and was killed")
         while select.select([r], [], [], 0)[0] and (chunk := os.read(r, 1 << 16)):
             chunks.append(chunk)
     finally:
@@ -251,8 +258,8 @@ def _run_forked(item, runtest, timeout: float) -> None:
     except ValueError:
         if os.WIFSIGNALED(status):
             how = f"killed its process (signal {signal.Signals(os.WTERMSIG(status)).name})"
-        elif os.WEXITSTATUS(status) == 1 and time.monotonic() - start >= timeout:
-            how = f"did not finish within {timeout:g} s and was stopped (its stack is in the captured stderr)"
+        elif os.WEXITSTATUS(status) == 1 and time.monotonic() - start >= wall:
+            how = f"did not finish within {wall:g} s and was stopped (its stack is in the captured stderr)"
         else:
             how = f"ended its process (exit code {os.WEXITSTATUS(status)}: os._exit, a crash or a fatal error)"
         raise RuntimeError(f"{item.nodeid}: the block {how} before it finished") from None

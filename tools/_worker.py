@@ -19,8 +19,10 @@ once. Each block then gets its own child process, so nothing leaks between block
   it catches the exception;
 * global state the block leaves behind (default dtype, print options, rcParams, ...) is recorded.
 
-The parent side enforces a per-block timeout (the child first dumps its stack, so the failure
-shows the line it hung on, then the process group is killed), notices a child that dies
+Each block has two limits (``limit_block``): ``timeout`` CPU seconds, counted over all its threads by the
+kernel (``RLIMIT_CPU``), which is what a block costs whatever else the machine runs; and ``WALL_FACTOR``
+times as many seconds of wall-clock time, for a block that waits and spends no CPU. At either one the child
+dumps its stack, so the failure shows the line it was on, and the parent kills its process group. The parent also notices a child that dies
 (``os._exit``, a crash: the exit code or signal is reported), and compares a snapshot of the
 watched trees before and after each block.
 """
@@ -31,6 +33,7 @@ import faulthandler
 import io
 import json
 import linecache
+import math
 import multiprocessing as mp
 import os
 import pickle
@@ -278,6 +281,51 @@ class Watch:
 # --------------------------------------------------------------------------- the child
 
 
+WALL_FACTOR = 4  # a block's wall-clock limit, in CPU limits: on a loaded machine a block gets part of a core
+CPU_LIMIT_HEADER = "CPU limit ({cpu:g} CPU s)!"  # the first line of the stack dump at the CPU limit
+_CPU_LIMIT = re.compile(r"^CPU limit \([\d.]+ CPU s\)!$", re.M)
+
+
+def wall_limit(cpu: float, wall: float | None = None) -> float:
+    return cpu * WALL_FACTOR if wall is None else wall
+
+
+def limit_block(cpu: float, wall: float, stream, before_exit=None) -> None:
+    """In a block's own process, before the block: stop it after ``cpu`` CPU seconds (all its threads,
+    counted by the kernel) or ``wall`` seconds of wall-clock time, whichever comes first, its stack dumped
+    into ``stream`` under a header that says which limit it reached (faulthandler's ``Timeout (...)!`` for
+    the wall one). ``before_exit`` runs first at the CPU limit. If the stack cannot be dumped (the main
+    thread stuck in C code), the kernel kills the process 10 CPU seconds later (SIGKILL)."""
+    def stop(signum, frame):
+        stream.write(CPU_LIMIT_HEADER.format(cpu=cpu) + "\n")
+        faulthandler.dump_traceback(file=stream, all_threads=True)
+        stream.flush()
+        if before_exit is not None:
+            before_exit()
+        os._exit(1)
+
+    soft = max(1, math.ceil(cpu))
+    signal.signal(signal.SIGXCPU, stop)
+    resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 10))
+    faulthandler.dump_traceback_later(wall, exit=True, file=stream)
+
+
+def unlimit_block() -> None:
+    """After the block: no wall limit, and the CPU limit's signal back to its default."""
+    faulthandler.cancel_dump_traceback_later()
+    signal.signal(signal.SIGXCPU, signal.SIG_DFL)
+
+
+def limit_reached(stderr: str, cpu: float, wall: float) -> str | None:
+    """Which limit a block that exited with status 1 reached, in words, from its whole stderr (a long dump of
+    every thread pushes the header out of the tail), or None."""
+    if _CPU_LIMIT.search(stderr):
+        return f"did not finish within {cpu:g} CPU s"
+    if _FAULTHANDLER_TIMEOUT.search(stderr):
+        return f"did not finish within {wall:g} s"
+    return None
+
+
 def _fresh_random_state() -> None:
     import random
 
@@ -302,7 +350,7 @@ def _child(task: dict, conn) -> None:
     sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", write_through=True)
     sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", write_through=True)
     faulthandler.enable(file=sys.stderr)  # a crash prints the block's stack into stderr
-    faulthandler.dump_traceback_later(task["timeout"], exit=True, file=sys.stderr)
+    limit_block(task["timeout"], task["wall"], sys.stderr)
     os.environ["HOME"], os.environ["TMPDIR"] = str(home), str(tmp)
     tempfile.tempdir = str(tmp)
     os.chdir(work)
@@ -325,7 +373,7 @@ def _child(task: dict, conn) -> None:
     except BaseException as err:  # noqa: BLE001 - report everything, SystemExit included
         tb = err.__traceback__.tb_next if err.__traceback__ else None  # drop this frame
         error = "".join(traceback.format_exception(type(err), err, tb))
-    faulthandler.cancel_dump_traceback_later()
+    unlimit_block()
     try:
         sys.stdout.flush()
     except Exception:  # noqa: BLE001
@@ -420,6 +468,7 @@ def main() -> None:
     os.dup2(2, 1)  # nothing of ours goes to stdout
     request = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))
     blocks, workers, timeout = request["blocks"], request["workers"], request["timeout"]
+    wall = wall_limit(timeout, request.get("wall"))
     threads = request["threads"]
     run_dir = Path(request["dir"])
     watch = request["watch"]
@@ -462,12 +511,12 @@ def main() -> None:
             i = pending.pop()
             block = blocks[i]
             block_dir = run_dir / f"block-{i:03d}"
-            task = {**block, "dir": str(block_dir), "timeout": timeout, "threads": threads}
+            task = {**block, "dir": str(block_dir), "timeout": timeout, "wall": wall, "threads": threads}
             receiver, sender = ctx.Pipe(duplex=False)
             proc = ctx.Process(target=_child, args=(task, sender), daemon=True)
             proc.start()
             sender.close()
-            r = _Running(i, proc, receiver, block_dir, time.monotonic() + timeout + 10)
+            r = _Running(i, proc, receiver, block_dir, time.monotonic() + wall + 10)
             for other in running.values():
                 other.others.append(block["name"])
                 r.others.append(blocks[other.index]["name"])
@@ -494,9 +543,9 @@ def main() -> None:
                         pass
                 code = r.proc.exitcode
                 stderr = _trim(_tail(r.dir / "stderr"))
-                # faulthandler's timeout header, read in the whole file: a long dump (every thread) pushes it out of the tail
-                if code == 1 and _FAULTHANDLER_TIMEOUT.search(_tail(r.dir / "stderr", limit=None)):
-                    how = f"did not finish within {timeout:g} s and was stopped; where it was:"
+                limit = limit_reached(_tail(r.dir / "stderr", limit=None), timeout, wall) if code == 1 else None
+                if limit:
+                    how = f"{limit} and was stopped; where it was:"
                 elif code is not None and code < 0:
                     how = f"killed its process (signal {signal.Signals(-code).name}) before it finished"
                 else:
@@ -505,7 +554,7 @@ def main() -> None:
             elif time.monotonic() > r.deadline:
                 _kill_group(r.proc.pid)
                 r.proc.join()
-                finish(r, {"error": f"the block did not finish within {timeout:g} s and was killed.\n"
+                finish(r, {"error": f"the block did not finish within {wall:g} s and was killed.\n"
                                     + _tail(r.dir / "stderr"), "died": True})
     Path(sys.argv[2]).write_bytes(pickle.dumps(results))
 

@@ -43,6 +43,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tools._worker import wall_limit
 from tools.background import stop_descendants
 from tools.files import remove_stale, write_atomic
 
@@ -51,7 +52,7 @@ SNIPPETS = ROOT / "snippets"
 FIGURES = ROOT / "docs" / "assets" / "figures"
 DATA = ROOT / "docs" / "assets" / "data"  # explorable figures' data (JSON), written by the block that draws the SVG
 MARKER = "<!--pytest-codeblocks:expected-output-->"
-TIMEOUT = 180.0  # seconds per block; the heaviest takes ~15 s on one core
+TIMEOUT = 180.0  # CPU seconds per block (wall-clock: _worker.WALL_FACTOR times that); the heaviest, about 17 on one core
 FIGURE_TOLERANCE = 1e-3  # px (SVG user units) on every number of every attribute
 FIGURE_SUFFIXES = (".svg", ".png")
 DATA_TOLERANCE = 1e-4  # relative, on every number of a data file (a hover shows 2-4 significant digits)
@@ -361,7 +362,7 @@ class _Run:
     behind inherits no pipe we would wait on), and its whole session is killed when it is done.
     """
 
-    def __init__(self, blocks: list[Block], variant: Variant, timeout: float):
+    def __init__(self, blocks: list[Block], variant: Variant, timeout: float, wall: float | None = None):
         self.blocks = blocks
         self.todo = [i for i, b in enumerate(blocks) if b.error is None]
         self.seconds, self.proc = 0.0, None
@@ -376,7 +377,8 @@ class _Run:
         order = start_first([blocks[i] for i in self.todo])  # positions in the request's "blocks"
         request = {
             "order": order,
-            "workers": variant.workers, "threads": variant.threads, "timeout": timeout, "dir": str(tmp / "blocks"),
+            "workers": variant.workers, "threads": variant.threads, "timeout": timeout, "wall": wall,
+            "dir": str(tmp / "blocks"),
             "watch": sorted(watch),
             "blocks": [{"name": _rel(blocks[i].path), "lineno": blocks[i].lineno, "code": blocks[i].code,
                         "file_text": texts[blocks[i].path]} for i in self.todo],
@@ -384,7 +386,7 @@ class _Run:
         (tmp / "request.json").write_text(json.dumps(request), encoding="utf-8")
         self.out = tmp / "results.pickle"
         self.stderr = tmp / "stderr"
-        self.limit = 120 + timeout * (len(self.todo) + 1)
+        self.limit = 120 + wall_limit(timeout, wall) * (len(self.todo) + 1)
         self.start = time.perf_counter()
         with open(self.stderr, "wb") as err:
             self.proc = subprocess.Popen(
@@ -462,11 +464,13 @@ def recorded(blocks: list[Block], folder: Path) -> list[Result]:
     return results
 
 
-def run(blocks: list[Block], variant: Variant = DEFAULT, timeout: float = TIMEOUT) -> list[Result]:
-    """Run each block in its own fresh process on one reader machine; keep input order."""
+def run(blocks: list[Block], variant: Variant = DEFAULT, timeout: float = TIMEOUT,
+        wall: float | None = None) -> list[Result]:
+    """Run each block in its own fresh process on one reader machine; keep input order. A block may take
+    ``timeout`` CPU seconds and ``wall`` seconds (default ``_worker.WALL_FACTOR`` times ``timeout``)."""
     if not blocks:
         return []
-    return _Run(blocks, variant, timeout).results()
+    return _Run(blocks, variant, timeout, wall).results()
 
 
 def start_order(variants: dict[str, Variant]) -> list[str]:
@@ -975,7 +979,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("command", choices=["refresh", "check", "time"])
     parser.add_argument("paths", nargs="*", type=Path, help="snippet files or folders (default: all)")
     parser.add_argument("--variants", action="store_true", help="also run on every reader machine of VARIANTS")
-    parser.add_argument("--timeout", type=float, default=TIMEOUT, help="seconds per block")
+    parser.add_argument("--timeout", type=float, default=TIMEOUT, help="CPU seconds per block (wall-clock: _worker.WALL_FACTOR times as many)")
     args = parser.parse_intermixed_args(argv)
 
     paths = args.paths or None
