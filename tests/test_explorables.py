@@ -7,8 +7,8 @@ is unchanged); the hook fails naming page and file when a file is missing.
 
 In Chromium's headless shell (skipped without it, failed without it where ``CI`` is set): for every
 explorable of every language, each position of its controls (reached with the keyboard) draws the
-frame of the data file: the canvas paths uPlot strokes are recorded (``Path2D.lineTo``) and must be
-one affine image of the frame's values (log10 of them on a log axis) within ``PIXEL_TOLERANCE``, with
+frame of the data file: the canvas paths uPlot strokes since the last position are recorded
+(``Path2D.lineTo``; a chart that does not redraw is caught) and must be one affine image of the frame's values (log10 of them on a log axis) within ``PIXEL_TOLERANCE``, with
 one vertex per value, and the rendered table shows each value with the digits the block prints
 (Python's own ``format``); a keyboard step changes what is drawn; no console error and no request
 to another host; with the library blocked the static SVG shows; from ``file://`` the chart draws.
@@ -246,17 +246,43 @@ def _frames(names: str) -> tuple[list[dict], list, dict]:
     return [f for d in files for f in d["frames"]], files[0]["x"], files[0]["y"]
 
 
-def _read(page, figure) -> tuple[list[dict], list[list[str]], dict]:
-    strokes = page.evaluate("n => window.__strokes.filter(s => s.canvas === n)", figure)
-    rows = page.evaluate("""n => [...document.querySelectorAll(`figure[data-explore="${n}"] .explore-table tr`)]
-        .slice(1).map(tr => [...tr.children].map(c => c.textContent))""", figure)
-    frame = json.loads(page.get_attribute(f'figure[data-explore="{figure}"]', "data-frame"))
-    return strokes, rows, frame
+READ = """async n => {
+  await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+  const fig = document.querySelector(`figure[data-explore="${n}"]`);
+  const strokes = window.__strokes.filter(s => s.canvas === n);
+  window.__strokes = window.__strokes.filter(s => s.canvas !== n);
+  const text = (sel) => { const e = fig.querySelector(sel); return e ? e.innerText : null; };
+  return {
+    strokes,
+    rows: [...fig.querySelectorAll(".explore-table tr")].slice(1).map(tr => [...tr.children].map(c => c.textContent)),
+    params: JSON.parse(fig.dataset.frame),
+    controls: Object.fromEntries([...fig.querySelectorAll("input[data-param]")].map(i => [i.dataset.param, {
+      label: text(`label[for="${i.id}"]`), output: text(`output[for="${i.id}"]`),
+      valuetext: i.getAttribute("aria-valuetext")}])),
+  };
+}"""
 
 
-def _settle(page) -> None:
-    """Two animation frames: what the last input changed is drawn."""
-    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+def _read(page, figure: str) -> dict:
+    """After two animation frames (what the last input changed is drawn), in one round trip: the curves
+    the figure stroked since the last read (taken out of the record, so each read sees only new drawing),
+    its table's rows, the parameters of the frame it shows and, per control, its label, shown value and
+    ``aria-valuetext``."""
+    return page.evaluate(READ, figure)
+
+
+def _steps(combos: list[tuple]) -> list[list[tuple[int, str]]]:
+    """The keys that take the controls from each position to the next, in order: the first position from
+    Home on every control, then one ArrowRight on the control that moves (Home where it wraps)."""
+    steps, last = [], None
+    for combo in combos:
+        if last is None:
+            step = [(k, "Home") for k in range(len(combo))] + [(k, "ArrowRight") for k, i in enumerate(combo) for _ in range(i)]
+        else:
+            step = [(k, "ArrowRight" if i == j + 1 else "Home") for k, (i, j) in enumerate(zip(combo, last)) if i != j]
+        steps.append(step)
+        last = combo
+    return steps
 
 
 def _positions(frames: list[dict]) -> list[dict]:
@@ -276,41 +302,38 @@ def test_every_position_of_an_explorable_draws_its_data(explore_browser, lang, s
         keys, values = _positions(frames)
         moving = [k for k in keys if len(values[k]) > 1]
         assert moving, f"{path}: figure {i + 1} has no parameter that moves"
-        sliders = {k: page.locator(f'{fig} input[data-param="{k}"]') for k in moving}
-        for k, slider in sliders.items():
-            label = page.locator(f'{fig} label[for="{slider.get_attribute("id")}"]').inner_text().strip()
-            assert label, f"{path}: the control of {k} has no label"
-        for combo in itertools.product(*(range(len(values[k])) for k in moving)):  # every position, by keyboard
-            for k, idx in zip(moving, combo):
-                sliders[k].focus()
-                page.keyboard.press("Home")
-                for _ in range(idx):
-                    page.keyboard.press("ArrowRight")
-            _settle(page)
-            strokes, rows, params = _read(page, names)
+        sliders = [page.locator(f'{fig} input[data-param="{k}"]') for k in moving]
+        combos = list(itertools.product(*(range(len(values[k])) for k in moving)))  # every position, by keyboard
+        focused = None
+        for combo, step in zip(combos, _steps(combos)):
+            for k, key in step:
+                if k != focused:
+                    sliders[k].focus()
+                    focused = k
+                page.keyboard.press(key)
+            seen = _read(page, names)
+            params = seen["params"]
             want = {k: values[k][idx] for k, idx in zip(moving, combo)}
             assert {k: params[k] for k in moving} == want, f"{path}: the controls at {want} show {params}"
             [frame] = [f for f in frames if f["params"] == params]
-            assert not (msg := drawn_mismatch(strokes, frame, x, y["log"])), f"{path} {params}: {msg}"
-            assert not (msg := table_mismatch(rows, frame, x, y["format"])), f"{path} {params}: {msg}"
-            for k, slider in sliders.items():
-                shown = page.locator(f'{fig} output[for="{slider.get_attribute("id")}"]').inner_text()
-                assert shown and slider.get_attribute("aria-valuetext") == shown, f"{path}: {k} shows {shown!r}"
-        first = sliders[moving[0]]  # one keyboard step changes the figure: another frame, drawn anew
-        first.focus()
+            assert not (msg := drawn_mismatch(seen["strokes"], frame, x, y["log"])), f"{path} {params}: {msg}"
+            assert not (msg := table_mismatch(seen["rows"], frame, x, y["format"])), f"{path} {params}: {msg}"
+            for k in moving:
+                c = seen["controls"][k]
+                assert c["label"] and c["label"].strip(), f"{path}: the control of {k} has no label"
+                assert c["output"] and c["valuetext"] == c["output"], f"{path}: {k} shows {c['output']!r}"
+        sliders[0].focus()  # one keyboard step changes the figure: another frame, drawn anew
         page.keyboard.press("Home")
-        _settle(page)
-        before, count = page.get_attribute(fig, "data-frame"), len(_read(page, names)[0])
+        before = _read(page, names)["params"]
         page.keyboard.press("ArrowRight")
-        _settle(page)
-        assert page.get_attribute(fig, "data-frame") != before, f"{path}: ArrowRight on {moving[0]} changed nothing"
-        assert len(_read(page, names)[0]) > count, f"{path}: ArrowRight on {moving[0]} drew nothing"
+        after = _read(page, names)
+        assert after["params"] != before, f"{path}: ArrowRight on {moving[0]} changed nothing"
+        assert after["strokes"], f"{path}: ArrowRight on {moving[0]} drew nothing"
         chart = page.locator(f"{fig} .explore-chart")
         chart.focus()
         page.keyboard.press("ArrowRight")
         point = page.locator(f"{fig} .explore-point").inner_text()
-        _, _, params = _read(page, names)
-        [frame] = [f for f in frames if f["params"] == params]
+        [frame] = [f for f in frames if f["params"] == after["params"]]
         first = next(iter(frame["series"]))
         assert format(frame["series"][first][0], y["format"]) in point, f"{path}: focused point says {point!r}"
         assert not errors, f"{path}: {errors}"
@@ -332,10 +355,10 @@ def test_an_edited_value_in_the_page_is_caught_by_the_drawing_check(explore_brow
     ctx, page, errors = _open(explore_browser, _page_path(lang, src), edit=edit)
     try:
         page.wait_for_selector(f'figure[data-explore="{names}"] .explore-chart canvas')
-        strokes, rows, params = _read(page, names)
-        [frame] = [f for f in frames if f["params"] == params]
-        assert drawn_mismatch(strokes, frame, x, y["log"]) is not None
-        assert table_mismatch(rows, frame, x, y["format"]) is not None
+        seen = _read(page, names)
+        [frame] = [f for f in frames if f["params"] == seen["params"]]
+        assert drawn_mismatch(seen["strokes"], frame, x, y["log"]) is not None
+        assert table_mismatch(seen["rows"], frame, x, y["format"]) is not None
     finally:
         ctx.close()
 
