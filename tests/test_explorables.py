@@ -212,11 +212,12 @@ def explore_browser(request, chromium):
     return request.getfixturevalue("own_browser")
 
 
-def _open(explore_browser, path: str, block: str | None = None, edit=None, width: int = 1280, js: bool = True):
+def _open(explore_browser, path: str, block: str | None = None, edit=None, width: int = 1280, js: bool = True,
+          init: str = ""):
     browser, base = explore_browser
     ctx = browser.new_context(viewport={"width": width, "height": 900}, service_workers="block",
                               java_script_enabled=js)
-    ctx.add_init_script(RECORD)
+    ctx.add_init_script(RECORD + init)
     page = ctx.new_page()
     errors: list[str] = []
     page.on("console", lambda m: m.type == "error" and errors.append(f"console: {m.text}"))
@@ -359,6 +360,39 @@ def test_an_edited_value_in_the_page_is_caught_by_the_drawing_check(explore_brow
         [frame] = [f for f in frames if f["params"] == seen["params"]]
         assert drawn_mismatch(seen["strokes"], frame, x, y["log"]) is not None
         assert table_mismatch(seen["rows"], frame, x, y["format"]) is not None
+    finally:
+        ctx.close()
+
+
+# uPlot as loaded, but its setData does nothing: the chart keeps the first frame it drew.
+NO_REDRAW = """
+Object.defineProperty(window, "uPlot", {configurable: true,
+  get() { return this.__uPlot; },
+  set(u) {
+    const keep = function (...args) { const plot = new u(...args); plot.setData = function () {}; return plot; };
+    this.__uPlot = Object.assign(keep, u);
+  }});
+"""
+
+
+def test_a_chart_that_does_not_redraw_is_caught(explore_browser):
+    """Each read takes only what was drawn since the last: a chart still showing the curves of the page
+    load after a keyboard step fails, though those strokes are still on record."""
+    lang, src, i, names = CASES[0]
+    frames, x, y = _frames(names)
+    ctx, page, errors = _open(explore_browser, _page_path(lang, src), init=NO_REDRAW)
+    try:
+        fig = f'figure[data-explore="{names}"]'
+        page.wait_for_selector(f"{fig} .explore-chart canvas")
+        first = _read(page, names)
+        [frame] = [f for f in frames if f["params"] == first["params"]]
+        assert drawn_mismatch(first["strokes"], frame, x, y["log"]) is None  # the first frame was drawn
+        page.locator(f"{fig} input[data-param]").first.focus()
+        page.keyboard.press("End")
+        seen = _read(page, names)
+        assert seen["params"] != first["params"]
+        [frame] = [f for f in frames if f["params"] == seen["params"]]
+        assert "0 curves drawn" in (drawn_mismatch(seen["strokes"], frame, x, y["log"]) or "")
     finally:
         ctx.close()
 
