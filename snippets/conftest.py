@@ -10,8 +10,8 @@ that run trustworthy:
 * each block runs in a process of its own, forked from this one, in a session of its own: with its own
   empty working folder (figures land there, not in the repository), ``HOME`` and ``TMPDIR`` inside it,
   and random state seeded from the OS, as in a fresh interpreter. A block that never ends is stopped
-  after ``--block-timeout`` CPU seconds, or ``WALL_FACTOR`` times as many seconds of wall-clock time if it
-  waits (``tools._worker.limit_block``; its stack is shown); a block that ends its process (``os._exit(0)``
+  after ``--block-timeout`` CPU seconds, or ``--block-wall`` seconds of wall-clock time (``WALL_FACTOR``
+  times as many by default) if it waits (``tools._worker.limit_block``; its stack is shown); a block that ends its process (``os._exit(0)``
   too) or crashes fails itself, and the session goes on with the others; whatever it left running is
   killed with its session;
 * the session fails if the tree changed;
@@ -62,6 +62,9 @@ def pytest_addoption(parser):
     parser.addoption("--block-timeout", type=float, default=snippets.TIMEOUT,
                      help="CPU seconds each code block may run under --codeblocks (default %(default)s; "
                           "wall-clock: tools._worker.WALL_FACTOR times as many)")
+    parser.addoption("--block-wall", type=float, default=None,
+                     help="seconds of wall-clock time each code block may run under --codeblocks "
+                          "(default: tools._worker.WALL_FACTOR times --block-timeout)")
 
 
 def pytest_sessionstart(session):
@@ -133,7 +136,8 @@ def pytest_collection_modifyitems(session, config, items):
             if not callable(getattr(item, "runtest", None)) or not hasattr(item, "obj"):
                 raise pytest.UsageError(f"{item.nodeid}: expected pytest-codeblocks' TestBlock with runtest() and "
                                         ".obj (a new pytest-codeblocks? update snippets/conftest.py)")
-            item.runtest = _forked(item, item.runtest, config.getoption("block_timeout"))
+            timeout = config.getoption("block_timeout")
+            item.runtest = _forked(item, item.runtest, timeout, wall_limit(timeout, config.getoption("block_wall")))
     if os.environ.get(snippets.RECORD) and not callable(getattr(_plugin(), "stdout_io", None)):
         raise pytest.UsageError(f"{snippets.RECORD} is set, but {_PLUGIN}.stdout_io, through which pytest-codeblocks "
                                 "reads a block's output, is gone (a new pytest-codeblocks? update snippets/conftest.py)")
@@ -167,13 +171,13 @@ def _block_error(err: BaseException) -> str | None:
     return None if cause is None else "".join(traceback.format_exception(cause))
 
 
-def _forked(item, runtest, timeout: float):
+def _forked(item, runtest, timeout: float, wall: float):
     def run():
-        _run_forked(item, runtest, timeout)
+        _run_forked(item, runtest, timeout, wall)
     return run
 
 
-def _child(item, runtest, timeout: float, w: int, folder: Path) -> None:
+def _child(item, runtest, timeout: float, wall: float, w: int, folder: Path) -> None:
     """In the forked process: a fresh folder and random state, the block, then a message to the parent."""
     os.setsid()
     import numpy
@@ -190,7 +194,7 @@ def _child(item, runtest, timeout: float, w: int, folder: Path) -> None:
     # A block's imports write nothing: pytest would rewrite and cache a module it imports whose name
     # matches python_files (torch/_inductor/test_operators.py, which fused Adam pulls in) into the venv.
     sys.dont_write_bytecode = True
-    limit_block(timeout, wall_limit(timeout), sys.__stderr__, before_exit=lambda: _send(w, [
+    limit_block(timeout, wall, sys.__stderr__, before_exit=lambda: _send(w, [
         "failed", f"{item.nodeid}: the block did not finish within {timeout:g} CPU s and was stopped (its stack is in the captured stderr)"]))
     record = os.environ.get(snippets.RECORD)
     watch = Watch(folder, "<string>") if record else None  # pytest-codeblocks compiles a block as "<string>"
@@ -219,19 +223,18 @@ def _send(w: int, message: list[str]) -> None:
         data = data[os.write(w, data):]
 
 
-def _run_forked(item, runtest, timeout: float) -> None:
+def _run_forked(item, runtest, timeout: float, wall: float) -> None:
     folder = Path(tempfile.mkdtemp(prefix=f"codeblock-{os.getpid()}-"))
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child never returns into pytest
         try:
             os.close(r)
-            _child(item, runtest, timeout, w, folder)
+            _child(item, runtest, timeout, wall, w, folder)
         finally:
             os._exit(0)
     os.close(w)
     start = time.monotonic()
-    wall = wall_limit(timeout)
     chunks, status, deadline = [], None, start + wall + 10
     try:
         while status is None:
