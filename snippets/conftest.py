@@ -10,9 +10,9 @@ that run trustworthy:
 * each block runs in a process of its own, forked from this one, in a session of its own: with its own
   empty working folder (figures land there, not in the repository), ``HOME`` and ``TMPDIR`` inside it,
   and random state seeded from the OS, as in a fresh interpreter. A block that never ends is stopped
-  after ``--block-timeout`` CPU seconds, or ``--block-wall`` seconds of wall-clock time (``WALL_FACTOR``
-  times as many by default) if it waits (``tools._worker.limit_block``; its stack is shown); a block that ends its process (``os._exit(0)``
-  too) or crashes fails itself, and the session goes on with the others; whatever it left running is
+  after ``--block-timeout`` CPU seconds, or ``--block-wall`` seconds of wall-clock time (by default
+  ``WALL_FACTOR`` times as many) if it waits (``tools._worker.limit_block``; its stack is shown); a block
+  that ends its process (``os._exit(0)`` too) or crashes fails itself, and the session goes on with the others; whatever it left running is
   killed with its session;
 * the session fails if the tree changed;
 * with ``RESIDUAL_NOTES_RECORD`` set to a folder (``tools.snippets.RECORD``; the test suite sets it), each
@@ -61,7 +61,7 @@ _PLUGIN = "pytest_codeblocks.plugin"
 def pytest_addoption(parser):
     parser.addoption("--block-timeout", type=float, default=snippets.TIMEOUT,
                      help="CPU seconds each code block may run under --codeblocks (default %(default)s; "
-                          "wall-clock: tools._worker.WALL_FACTOR times as many)")
+                          "its wall-clock limit is --block-wall)")
     parser.addoption("--block-wall", type=float, default=None,
                      help="seconds of wall-clock time each code block may run under --codeblocks "
                           "(default: tools._worker.WALL_FACTOR times --block-timeout)")

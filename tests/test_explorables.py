@@ -8,9 +8,9 @@ is unchanged); the hook fails naming page and file when a file is missing.
 In Chromium's headless shell (skipped without it, failed without it where ``CI`` is set): for every
 explorable of every language, each position of its controls (reached with the keyboard) draws the
 frame of the data file: the canvas paths uPlot strokes since the last position are recorded
-(``Path2D.lineTo``; a chart that does not redraw is caught) and must be one affine image of the frame's values (log10 of them on a log axis) within ``PIXEL_TOLERANCE``, with
-one vertex per value, and the rendered table shows each value with the digits the block prints
-(Python's own ``format``); a keyboard step changes what is drawn; no console error and no request
+(``Path2D.lineTo``; a chart that does not redraw is caught) and must be one affine image of the
+frame's values (log10 of them on a log axis) within ``PIXEL_TOLERANCE``, with one vertex per value,
+and the rendered table shows each value with the digits the block prints (Python's own ``format``); a keyboard step changes what is drawn; no console error and no request
 to another host; with the library blocked the static SVG shows; from ``file://`` the chart draws.
 A page whose embedded data was edited is caught by the same comparison.
 """
@@ -273,16 +273,11 @@ def _read(page, figure: str) -> dict:
 
 
 def _steps(combos: list[tuple]) -> list[list[tuple[int, str]]]:
-    """The keys that take the controls from each position to the next, in order: the first position from
-    Home on every control, then one ArrowRight on the control that moves (Home where it wraps)."""
-    steps, last = [], None
-    for combo in combos:
-        if last is None:
-            step = [(k, "Home") for k in range(len(combo))] + [(k, "ArrowRight") for k, i in enumerate(combo) for _ in range(i)]
-        else:
-            step = [(k, "ArrowRight" if i == j + 1 else "Home") for k, (i, j) in enumerate(zip(combo, last)) if i != j]
-        steps.append(step)
-        last = combo
+    """The keys that take the controls through ``combos`` (``itertools.product`` order, from all zeros): Home on
+    every control, then one ArrowRight on each control that moves (Home where it wraps)."""
+    steps = [[(k, "Home") for k in range(len(combos[0]))]]
+    for last, combo in zip(combos, combos[1:]):
+        steps.append([(k, "ArrowRight" if i == j + 1 else "Home") for k, (i, j) in enumerate(zip(combo, last)) if i != j])
     return steps
 
 

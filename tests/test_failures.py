@@ -213,7 +213,7 @@ def bad_run(tmp_path_factory):
     blocks = snippets.collect([folder])
     # Only the blocks that never end get the short timeout: the others run with the runner's own, so a
     # loaded machine (the whole suite on two cores) cannot stop a slow but good block and fail its test.
-    # The two runs go side by side, as one run's two workers did.
+    # The runs go side by side, as one run's workers did.
     hangs = [b for b in blocks if b.path.stem in HANGING]
     spins = [b for b in blocks if b.path.stem == "spins"]
     others = [b for b in blocks if b.path.stem not in HANGING | {"spins"}]
@@ -747,8 +747,9 @@ CODEBLOCKS = {
 def test_pytest_codeblocks_cannot_hang_or_pass_vacuously(tmp_path):
     # The block that spins runs beside the others, with a wall limit no loaded machine reaches first (under the
     # whole suite it was given less than 3 CPU s in 12 s and stopped by the clock: CI, 3 Dec); the one that
-    # waits keeps the default wall limit, WALL_FACTOR times its CPU seconds.
-    runs = {"rest": ([n for n in CODEBLOCKS if n != "b-hangs.md"], []), "spins": (["b-hangs.md"], ["--block-wall", "240"])}
+    # waits keeps the default wall limit, WALL_FACTOR times its CPU seconds, and once more with --block-wall 5.
+    runs = {"rest": ([n for n in CODEBLOCKS if n != "b-hangs.md"], []), "spins": (["b-hangs.md"], ["--block-wall", "240"]),
+            "waits": (["b-waits.md"], ["--block-wall", "5"])}
     procs, start = {}, time.monotonic()
     for run, (names, extra) in runs.items():
         folder = tmp_path / run / "snippets"
@@ -761,7 +762,7 @@ def test_pytest_codeblocks_cannot_hang_or_pass_vacuously(tmp_path):
              "--block-timeout", "3", *extra, "-rA", "-q"], cwd=tmp_path / run, stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT, text=True, env={**os.environ, "PYTHONPATH": str(snippets.ROOT)})
     outs = {run: proc.communicate(timeout=600)[0] for run, proc in procs.items()}
-    out = "\n".join(outs.values())
+    out = "\n".join(outs[run] for run in ("rest", "spins"))
     assert all(proc.returncode == 1 for proc in procs.values()) and time.monotonic() - start < 300, out[-3000:]
     failed = sorted(set(re.findall(r"^FAILED snippets/([\w-]+\.md)", out, re.M)))
     assert failed == ["a-exits-zero.md", "b-hangs.md", "b-waits.md", "c-wrong.md", "d-space.md", "e-bash.md",
@@ -769,6 +770,7 @@ def test_pytest_codeblocks_cannot_hang_or_pass_vacuously(tmp_path):
     assert "a-exits-zero.md::line 1: the block ended its process (exit code 0" in out
     assert "b-hangs.md::line 1: the block did not finish within 3 CPU s and was stopped" in outs["spins"], outs["spins"][-3000:]
     assert f"b-waits.md::line 1: the block did not finish within {3 * WALL_FACTOR} s and was stopped" in out
+    assert "b-waits.md::line 1: the block did not finish within 5 s and was stopped" in outs["waits"], outs["waits"][-3000:]
     assert "d-space.md:1: fence info string '``` python'" in out and "f-unclosed.md:1: the fence" in out
     assert re.search(r"^PASSED snippets/h-good.md::line 1", out, re.M) and re.search(r"^PASSED snippets/g-orphan", out, re.M)
     assert not [p for p in tmp_path.rglob("PWNED")]
