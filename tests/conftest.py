@@ -35,6 +35,8 @@ from tools import snippets  # noqa: E402
 from tools.background import Background, CpuAccount, stop_descendants  # noqa: E402
 from tools.build import build, copy_project  # noqa: E402
 
+from shared_process import OwnPatches  # noqa: E402
+
 SNIPPET_SECONDS: dict[str, float] = {}  # wall time of each reader machine, for the summary
 QUICK_SKIPS = ("tests/test_browser.py",)  # what --quick leaves out, with the codeblocks run and other machines
 BROWSER_FIXTURES = {"chromium", "own_browser", "after_build"}  # a test that needs one drives Chromium: not --quick
@@ -64,22 +66,6 @@ def _strict_build() -> tuple[Path, subprocess.CompletedProcess]:
     out = Path(tempfile.mkdtemp(prefix="residual-notes-site-"))
     SITE_DIRS.append(out)
     return out, build(out)
-
-
-def _after_build(name: str, config) -> object:
-    """Job ``name`` of a test module's ``AFTER_BUILD``: once the strict build (and the job it follows,
-    whatever that one's outcome: its own fixture reports it) is done, its work on the built site."""
-    if name not in AFTER_BUILD:
-        raise LookupError(f"no test module collected names {name!r} in its AFTER_BUILD")
-    fn, after = AFTER_BUILD[name]
-    site, proc = BACKGROUND.result("build", _strict_build)
-    if proc.returncode != 0:
-        raise RuntimeError(f"{name}: the strict build failed (the built_site fixture shows its log)")
-    if after:
-        BACKGROUND.wait(after)
-    tmp = Path(tempfile.mkdtemp(prefix=f"residual-notes-{name}-"))
-    SITE_DIRS.append(tmp)
-    return fn(site, tmp, config)
 
 
 def _codeblocks() -> subprocess.CompletedProcess:
@@ -130,19 +116,46 @@ class SnippetRuns:
 _SESSION: dict[str, object] = {}  # the session's SnippetRuns ("snippets") and ScratchBuilds ("scratch")
 
 
-def _start(needs: set[str], variants: list[str], config=None) -> None:
-    """Start the jobs behind the fixtures in ``needs``; the snippets on ``variants``."""
-    if "built_site" in needs:
-        BACKGROUND.start("build", _strict_build)
-    if "snippet_runs" in needs:
-        _SESSION.setdefault("snippets", SnippetRuns(variants)).start()
-    if "codeblocks_run" in needs:
-        BACKGROUND.start("codeblocks", _codeblocks)
-    if "scratch_builds" in needs:
-        BACKGROUND.start("scratch builds", _prefetch_scratch)
-    for name in AFTER_BUILD:  # in the modules' order: a job's predecessor is started before it
-        if name in needs and config is not None:
-            BACKGROUND.start(name, _after_build, name, config)
+class Schedule:
+    """When the session's jobs start: ``start(needs, variants)`` starts the jobs behind the fixtures in
+    ``needs`` (the snippets on ``variants``); a test module's ``AFTER_BUILD`` job ``name`` runs
+    ``after_build(name, config)``. Its jobs, its strict build and its registry of after-build work are
+    arguments, so a test schedules fakes on a ``Schedule`` of its own and patches nothing the session's
+    jobs read (tests/shared_process.py)."""
+
+    def __init__(self, jobs: Background, strict_build: Callable, registry: dict[str, tuple[Callable, str | None]]):
+        self.jobs, self.strict_build, self.registry = jobs, strict_build, registry
+
+    def start(self, needs: set[str], variants: list[str], config=None) -> None:
+        if "built_site" in needs:
+            self.jobs.start("build", self.strict_build)
+        if "snippet_runs" in needs:
+            _SESSION.setdefault("snippets", SnippetRuns(variants)).start()
+        if "codeblocks_run" in needs:
+            self.jobs.start("codeblocks", _codeblocks)
+        if "scratch_builds" in needs:
+            self.jobs.start("scratch builds", _prefetch_scratch)
+        for name in self.registry:  # in the modules' order: a job's predecessor is started before it
+            if name in needs and config is not None:
+                self.jobs.start(name, self.after_build, name, config)
+
+    def after_build(self, name: str, config) -> object:
+        """Job ``name`` of a test module's ``AFTER_BUILD``: once the strict build (and the job it follows,
+        whatever that one's outcome: its own fixture reports it) is done, its work on the built site."""
+        if name not in self.registry:
+            raise LookupError(f"no test module collected names {name!r} in its AFTER_BUILD")
+        fn, after = self.registry[name]
+        site, proc = self.jobs.result("build", self.strict_build)
+        if proc.returncode != 0:
+            raise RuntimeError(f"{name}: the strict build failed (the built_site fixture shows its log)")
+        if after:
+            self.jobs.wait(after)
+        tmp = Path(tempfile.mkdtemp(prefix=f"residual-notes-{name}-"))
+        SITE_DIRS.append(tmp)
+        return fn(site, tmp, config)
+
+
+SCHEDULE = Schedule(BACKGROUND, _strict_build, AFTER_BUILD)
 
 
 def _whole_suite(config) -> bool:
@@ -157,7 +170,7 @@ def pytest_sessionstart(session):
     takes a core for several seconds."""
     SESSION["quick"] = quick = session.config.getoption("quick")
     if _whole_suite(session.config):
-        _start({"built_site", "snippet_runs", "scratch_builds"} | (set() if quick else {"codeblocks_run"}),
+        SCHEDULE.start({"built_site", "snippet_runs", "scratch_builds"} | (set() if quick else {"codeblocks_run"}),
                list(snippets.VARIANTS)[:1] if quick else list(snippets.VARIANTS))
 
 
@@ -196,7 +209,7 @@ def _background_jobs(request):
     """Before the first test: start every slow job the selected tests need (if not started yet)."""
     items = request.session.items
     wanted = [v for v in snippets.VARIANTS if v in {_variant(item) for item in items}]
-    _start(set().union(*map(_needs, items)) if items else set(), wanted or list(snippets.VARIANTS)[:1], request.config)
+    SCHEDULE.start(set().union(*map(_needs, items)) if items else set(), wanted or list(snippets.VARIANTS)[:1], request.config)
 
 
 @pytest.fixture(scope="session")
@@ -212,7 +225,7 @@ def built_site() -> Path:
 def after_build(built_site, request) -> Callable[[str], object]:
     """``after_build(name)``: the result of the job ``name`` of a test module's ``AFTER_BUILD`` (its
     exception is raised here), started as soon as the strict build was done (or now)."""
-    return lambda name: BACKGROUND.result(name, _after_build, name, request.config)
+    return lambda name: BACKGROUND.result(name, SCHEDULE.after_build, name, request.config)
 
 
 class ScratchBuilds:
@@ -232,9 +245,11 @@ class ScratchBuilds:
     CLEAN = ("root", "other-cwd")
     PREFETCH = ("root", "other-cwd", "properdocs")  # built in the background once the strict build is done
 
-    def __init__(self, tmp: Path, jobs: Background | None = None):
+    def __init__(self, tmp: Path, jobs: Background | None = None,
+                 builder: Callable[[str], tuple[Path, subprocess.CompletedProcess]] | None = None):
         self.tmp = tmp
         self.jobs = jobs or Background()  # each build is a job: asked for twice, built once
+        self.builder = builder or self._build  # a test passes its own: the class is shared with the jobs
 
     def prefetch(self) -> None:
         """Build ``PREFETCH``, one after the other (a failure is reported by the test that asks)."""
@@ -261,7 +276,7 @@ class ScratchBuilds:
         return config
 
     def get(self, name: str) -> tuple[Path, subprocess.CompletedProcess]:
-        return self.jobs.result(f"scratch build {name}", self._build, name)
+        return self.jobs.result(f"scratch build {name}", self.builder, name)
 
     def _build(self, name: str) -> tuple[Path, subprocess.CompletedProcess]:
         from tools.build import console_script, reader_env
@@ -288,6 +303,14 @@ class ScratchBuilds:
             shown = "\n".join(warnings(proc)) or (proc.stdout + proc.stderr)[-4000:]
             pytest.fail(f"the {name!r} build failed (exit {proc.returncode}):\n{shown}", pytrace=False)
         return site
+
+
+@pytest.fixture
+def monkeypatch():
+    """pytest's ``monkeypatch``, refusing what the background jobs' threads would see (tests/shared_process.py)."""
+    patches = OwnPatches()
+    yield patches
+    patches.undo()
 
 
 @pytest.fixture(scope="session")

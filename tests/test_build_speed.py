@@ -113,7 +113,8 @@ def test_a_change_of_settings_or_versions_misses_the_cache(tmp_path, monkeypatch
     html = _md(reread, other).convert(FENCES["python"])
     assert (reread.misses, reread.hits) == (1, 0)
     assert html == _md(configs=other).convert(FENCES["python"])
-    monkeypatch.setattr(hc.metadata, "version", lambda dist: "0+other" if dist == "Pygments" else "1")
+    other_pygments = SimpleNamespace(version=lambda dist: "0+other" if dist == "Pygments" else "1")
+    monkeypatch.setattr(hc, "metadata", other_pygments)  # hooks/highlight_cache.py's name only
     assert hc.settings_of(CONFIGS) != cache.settings, "a Pygments upgrade must not reuse the old HTML"
 
 

@@ -138,19 +138,30 @@ def test_mkdocs_build_strict_with_f_from_another_folder(builds):
     builds.site("other-cwd")
 
 
-def test_the_search_dictionary_is_found_from_any_folder(tmp_path, monkeypatch):
+SEARCH_DICTIONARY = """\
+import sys
+from pathlib import Path
+from mkdocs.config import load_config
+sys.path.insert(0, sys.argv[1])
+from hooks import search_index
+config = load_config(config_file=str(Path(sys.argv[1]) / "mkdocs.yml"), hooks=[])
+search = config.plugins["material/search"]
+print(Path(search.config.jieba_dict_user).is_file())
+search_index.on_config(config)
+print(search.config.jieba_dict_user)
+"""
+
+
+def test_the_search_dictionary_is_found_from_any_folder(tmp_path):
     """Material opens search.jieba_dict_user relative to the working directory: hooks/search_index.py
-    makes it relative to mkdocs.yml (without it, the -f build above fails under --strict)."""
-    from mkdocs.config import load_config
-
-    from hooks import search_index
-
-    monkeypatch.chdir(tmp_path)
-    config = load_config(config_file=str(ROOT / "mkdocs.yml"), hooks=[])
-    search = config.plugins["material/search"]
-    assert not Path(search.config.jieba_dict_user).is_file()  # relative, and not here
-    search_index.on_config(config)
-    assert Path(search.config.jieba_dict_user) == ROOT / "search-terms.zh.txt"
+    makes it relative to mkdocs.yml (without it, the -f build above fails under --strict). From another
+    folder, in a process of its own (the suite's jobs share this one's working directory)."""
+    proc = subprocess.run([sys.executable, "-c", SEARCH_DICTIONARY, str(ROOT)], capture_output=True, text=True,
+                          cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    relative, resolved = proc.stdout.splitlines()
+    assert relative == "False", "the dictionary's path is relative, and not found from here"
+    assert Path(resolved) == ROOT / "search-terms.zh.txt"
 
 
 def test_two_clean_builds_are_identical(builds):

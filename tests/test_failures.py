@@ -529,20 +529,21 @@ def test_mkl_cbwr_compatible_may_run_mkls_compatible_branch_but_no_other_instruc
     assert any("MKL dispatches for 'MKL_VERBOSE oneMKL 2024.0 for Intel(R) Architecture processors" in m for m in bad), bad
 
 
-def test_a_block_gets_a_clean_environment(tmp_path, monkeypatch):
-    """A proxy, a library cap or a hash seed of the caller's shell must not reach a block (issue 23)."""
-    for name, value in {"https_proxy": "http://proxy.invalid:3128", "HTTP_PROXY": "http://proxy.invalid:3128",
-                        "MKL_ENABLE_INSTRUCTIONS": "SSE4_2", "PYTHONHASHSEED": "1", "SECRET_TOKEN": "x"}.items():
-        monkeypatch.setenv(name, value)
+def test_a_block_gets_a_clean_environment(tmp_path):
+    """A proxy, a library cap or a hash seed of the caller's shell must not reach a block (issue 23). The
+    caller is a process of its own with that shell's environment (the suite's jobs share this one's)."""
+    shell = {"https_proxy": "http://proxy.invalid:3128", "HTTP_PROXY": "http://proxy.invalid:3128",
+             "MKL_ENABLE_INSTRUCTIONS": "SSE4_2", "PYTHONHASHSEED": "1", "SECRET_TOKEN": "x"}
     path = _snippet(tmp_path, "import os\nprint(sorted(k for k in os.environ if 'PROXY' in k.upper()"
                               " or k in ('MKL_ENABLE_INSTRUCTIONS', 'PYTHONHASHSEED', 'SECRET_TOKEN')))\n", "[]\n")
-    [block] = snippets.extract(path)
-    [result] = snippets.run([block])
-    assert snippets.problems(block, result) is None, snippets.problems(block, result)
+    code = ("import sys; from pathlib import Path; from tools import snippets;"
+            "[b] = snippets.extract(Path(sys.argv[1])); [r] = snippets.run([b]); print(snippets.problems(b, r))")
+    proc = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, cwd=snippets.ROOT,
+                          env={**os.environ, **shell, "PYTHONPATH": str(snippets.ROOT)})
+    assert (proc.returncode, proc.stdout) == (0, "None\n"), proc.stdout + proc.stderr
 
 
 # --------------------------------------------------------------------------- issue 17: no output without its run
-import errno  # noqa: E402
 import shutil  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
@@ -611,19 +612,36 @@ def test_refresh_edits_the_block_it_ran_not_stale_line_numbers(tmp_path):
     assert snippets.reconcile(snippets.extract(path)[0], result) == []
 
 
-def test_a_write_that_fails_leaves_the_file_intact(tmp_path, monkeypatch):
+FULL_DISK = """\
+import errno, os, sys
+from pathlib import Path
+from tools import files, snippets
+def full(*args):
+    raise OSError(errno.ENOSPC, "No space left on device")
+setattr(os, sys.argv[1], full)
+path = Path(sys.argv[2])
+try:
+    exec(sys.argv[3])
+except OSError as err:
+    print(err)
+    sys.exit(3)
+"""
+
+
+def _with_a_full_disk(call: str, path: Path, statement: str) -> subprocess.CompletedProcess:
+    """``statement`` in a process of its own in which ``os.<call>`` fails with ENOSPC. Not in this one:
+    the suite's background jobs share its ``os`` module (tests/shared_process.py)."""
+    return subprocess.run([sys.executable, "-c", FULL_DISK, call, str(path), statement], capture_output=True,
+                          text=True, cwd=snippets.ROOT, env={**os.environ, "PYTHONPATH": str(snippets.ROOT)})
+
+
+def test_a_write_that_fails_leaves_the_file_intact(tmp_path):
     """17.3: refresh truncated, then wrote: ENOSPC left the snippet at 0 bytes."""
     path = tmp_path / "s.md"
     original = f"```python\nprint(2)\n```\n{snippets.MARKER}\n```text\n1\n```\n"
     path.write_text(original, encoding="utf-8")
-    [block] = snippets.extract(path)
-
-    def full_disk(fd):
-        raise OSError(errno.ENOSPC, "No space left on device")
-
-    monkeypatch.setattr(files.os, "fsync", full_disk)
-    with pytest.raises(OSError, match="No space left"):
-        snippets.rewrite_output(path, block, "2\n")
+    proc = _with_a_full_disk("fsync", path, "[block] = snippets.extract(path); snippets.rewrite_output(path, block, '2\\n')")
+    assert (proc.returncode, proc.stdout) == (3, "[Errno 28] No space left on device\n"), proc.stderr
     assert path.read_text(encoding="utf-8") == original and sorted(tmp_path.iterdir()) == [path]
 
 
@@ -644,12 +662,11 @@ def test_a_full_disk_leaves_the_file_intact_under_strace(tmp_path):
     assert path.read_text(encoding="utf-8") == original and sorted(tmp_path.iterdir()) == [path]
 
 
-def test_a_notebook_write_that_fails_leaves_the_old_notebook(tmp_path, monkeypatch):
+def test_a_notebook_write_that_fails_leaves_the_old_notebook(tmp_path):
     target = tmp_path / "a.ipynb"
     target.write_text('{"old": true}', encoding="utf-8")
-    monkeypatch.setattr(files.os, "replace", lambda *a: (_ for _ in ()).throw(OSError(errno.ENOSPC, "full")))
-    with pytest.raises(OSError):
-        files.write_atomic(target, '{"new": true}')
+    proc = _with_a_full_disk("replace", target, "files.write_atomic(path, '{\"new\": true}')")
+    assert (proc.returncode, proc.stdout) == (3, "[Errno 28] No space left on device\n"), proc.stderr
     assert target.read_text(encoding="utf-8") == '{"old": true}' and sorted(tmp_path.iterdir()) == [target]
     # the one way every command rewrites a file: notebooks, snippet outputs and figures, the compat table
     from tools import compat

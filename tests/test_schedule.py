@@ -153,7 +153,7 @@ SPIN = "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.
 NAP = "import time\nprint('nap', time.time_ns())\ntime.sleep(0.6)\n"
 
 
-def test_a_machine_starts_its_longest_blocks_first_keeps_the_order_asked_for_and_counts_cpu(tmp_path, monkeypatch):
+def test_a_machine_starts_its_longest_blocks_first_keeps_the_order_asked_for_and_counts_cpu(tmp_path):
     """Blocks start longest first by compat/results.json's seconds (unmeasured ones first of all, in
     file order); results come back in file order; without the file, file order. The worker really
     starts them in that order (each block prints when it started). ``Result.cpu`` (what
@@ -173,9 +173,8 @@ def test_a_machine_starts_its_longest_blocks_first_keeps_the_order_asked_for_and
     assert snippets.start_first(blocks, measured) == [2, 4, 5, 1, 3, 0]
     assert snippets.start_first(blocks, tmp_path / "absent.json") == [0, 1, 2, 3, 4, 5]
 
-    monkeypatch.setattr(snippets, "MEASURED", measured)
     one_at_a_time = snippets.Variant(snippets.DEFAULT.env, 1, workers=1)
-    results = snippets.run(blocks, one_at_a_time)
+    results = snippets.run(blocks, one_at_a_time, measured=measured)
     printed = [r.stdout.split() for r in results]
     assert [p[0] for p in printed] == names, [r.error for r in results]  # the order asked for
     started = sorted(range(len(names)), key=lambda i: int(printed[i][1]))
@@ -223,8 +222,7 @@ class _Config:
         return False
 
 
-def test_a_module_s_after_build_job_starts_once_the_build_is_done_follows_its_lane_and_fails_its_fixture(tmp_path,
-                                                                                                        monkeypatch):
+def test_a_module_s_after_build_job_starts_once_the_build_is_done_follows_its_lane_and_fails_its_fixture(tmp_path):
     """tests/conftest.py runs a test module's AFTER_BUILD work as soon as the strict build is done, not
     before and not when its fixture first asks; a job that follows another starts after it, even if that
     one failed (whose error reaches its own fixture); a name no module registered fails naming it."""
@@ -246,10 +244,8 @@ def test_a_module_s_after_build_job_starts_once_the_build_is_done_follows_its_la
         assert tmp.is_dir() and site == tmp_path
         return "seen"
 
-    monkeypatch.setattr(conftest, "BACKGROUND", jobs)
-    monkeypatch.setattr(conftest, "_strict_build", build)
-    monkeypatch.setattr(conftest, "AFTER_BUILD", {"first": (first, None), "second": (second, "first")})
-    conftest._start({"built_site", "first", "second"}, [], _Config())
+    schedule = conftest.Schedule(jobs, build, {"first": (first, None), "second": (second, "first")})
+    schedule.start({"built_site", "first", "second"}, [], _Config())
     time.sleep(0.3)
     assert order == [] and set(jobs.unfinished()) == {"build", "first", "second"}  # waiting for the build
     built.set()
@@ -258,7 +254,7 @@ def test_a_module_s_after_build_job_starts_once_the_build_is_done_follows_its_la
     with pytest.raises(ValueError, match="the visit broke"):
         jobs.result("first", lambda: None)
     with pytest.raises(LookupError, match="'nameless'"):
-        conftest._after_build("nameless", _Config())
+        schedule.after_build("nameless", _Config())
 
 
 def test_every_after_build_job_is_the_work_of_the_fixture_of_its_name():
@@ -280,19 +276,18 @@ def test_every_after_build_job_is_the_work_of_the_fixture_of_its_name():
     assert {"test_browser.py:visit", "test_browser.py:visit_rest", "test_course.py:pdf_editions"} <= set(found)
 
 
-def test_a_scratch_build_asked_for_twice_at_once_is_built_once(tmp_path, monkeypatch):
+def test_a_scratch_build_asked_for_twice_at_once_is_built_once(tmp_path):
     """The clean builds start in the background while a test may already ask for one: one build."""
     import conftest
 
     calls = []
 
-    def fake_build(self, name):
+    def fake_build(name):
         calls.append(name)
         time.sleep(0.5)
         return tmp_path / name, subprocess.CompletedProcess([], 0)
 
-    monkeypatch.setattr(conftest.ScratchBuilds, "_build", fake_build)
-    builds = conftest.ScratchBuilds(tmp_path, background.Background())
+    builds = conftest.ScratchBuilds(tmp_path, background.Background(), fake_build)
     threads = [threading.Thread(target=builds.get, args=("root",)) for _ in range(3)]
     for t in threads:
         t.start()
@@ -336,3 +331,77 @@ def test_a_job_whose_cpu_cannot_be_counted_still_runs_and_the_summary_says_why(t
     jobs = background.Background(account)
     assert jobs.result("job", sum, [1, 2]) == 3 and jobs.cpu == {}
     assert str(account.group) in account.why, account.why
+
+
+# --------------------------------------------------------------------------- what a test may change
+
+def test_a_test_cannot_change_what_the_background_jobs_share(monkeypatch, tmp_path):
+    """The jobs are threads of this process: a patched ``os.replace`` once failed the PDF job's save
+    with another test's "disk full". The ``monkeypatch`` fixture refuses such a change, naming the line."""
+    import conftest
+    from shared_process import SharedProcess
+
+    from hooks import highlight_cache
+    from tools import files
+
+    here = r"tests/test_schedule\.py:\d+ "
+    refused = {
+        "os.replace": lambda: monkeypatch.setattr(os, "replace", None),
+        "files.os": lambda: monkeypatch.setattr(files, "os", None),
+        "a class of conftest": lambda: monkeypatch.setattr(conftest.ScratchBuilds, "_build", None),
+        "site_facts, which tools/ imports": lambda: monkeypatch.setattr(site_facts, "ROOT", tmp_path),
+        "a dotted name": lambda: monkeypatch.setattr("os.replace", None),
+        "an instance": lambda: monkeypatch.setattr(snippets.DEFAULT, "threads", 3),
+        "os.environ": lambda: monkeypatch.setitem(os.environ, "X", "1"),
+        "setenv": lambda: monkeypatch.setenv("X", "1"),
+        "delenv": lambda: monkeypatch.delenv("HOME"),
+        "chdir": lambda: monkeypatch.chdir(tmp_path),
+        "sys.path": lambda: monkeypatch.syspath_prepend(str(tmp_path)),
+        "delattr": lambda: monkeypatch.delattr(os, "replace"),
+    }
+    for what, change in refused.items():
+        with pytest.raises(SharedProcess, match=here) as err:
+            change()
+        assert "tests/shared_process.py" in str(err.value), (what, err.value)
+    assert os.replace.__module__ == "posix" and files.os is os and "X" not in os.environ and Path.cwd() == ROOT
+    with pytest.raises(SharedProcess, match=r"patches os\.replace \(outside hooks/\)"):
+        monkeypatch.setattr(os, "replace", None)
+    with pytest.raises(SharedProcess, match=r"patches tools\.files\.os \(tools/files\.py\)"):
+        monkeypatch.setattr(files, "os", None)
+    cache = highlight_cache._cache
+    monkeypatch.setattr(highlight_cache, "_cache", "only tests read it")  # MkDocs runs the hooks elsewhere
+    assert highlight_cache._cache == "only tests read it"
+    monkeypatch.undo()
+    assert highlight_cache._cache is cache
+
+
+def test_no_test_changes_the_process_around_the_fixture():
+    """The other ways to change what the jobs share, found in the tests' code: assigning to an imported
+    module's attribute or to ``os.environ``, ``os.chdir``/``putenv``/``unsetenv``, ``unittest.mock.patch``,
+    a ``MonkeyPatch`` of one's own (code in a string, run by a subprocess, is not this process)."""
+    import ast
+
+    found = []
+    for path in sorted((ROOT / "tests").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        modules = {a.asname or a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        modules |= {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
+                    and n.module in ("hooks", "tools") for a in n.names}
+        for node in ast.walk(tree):
+            where = f"{path.relative_to(ROOT)}:{getattr(node, 'lineno', 0)}"
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+                node, (ast.AugAssign, ast.AnnAssign)) else []
+            for t in targets:
+                base = t.value if isinstance(t, (ast.Attribute, ast.Subscript)) else None
+                if isinstance(t, ast.Attribute) and isinstance(base, ast.Name) and base.id in modules:
+                    found.append(f"{where} assigns {base.id}.{t.attr}")
+                if isinstance(t, ast.Subscript) and ast.unparse(base) == "os.environ":
+                    found.append(f"{where} assigns os.environ[...]")
+            if isinstance(node, ast.Call) and ast.unparse(node.func) in ("os.chdir", "os.putenv", "os.unsetenv",
+                                                                          "os.environ.update", "os.environ.pop"):
+                found.append(f"{where} calls {ast.unparse(node.func)}")
+            if isinstance(node, (ast.Name, ast.Attribute)) and path.name not in ("conftest.py", "shared_process.py"):
+                name = node.id if isinstance(node, ast.Name) else node.attr
+                if name == "MonkeyPatch" or (name == "patch" and "mock" in ast.unparse(node)):
+                    found.append(f"{where} uses {ast.unparse(node)}")
+    assert found == [], "changes the pytest process the background jobs share:\n" + "\n".join(found)

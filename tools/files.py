@@ -35,6 +35,14 @@ def write_atomic(path: Path, data: bytes | str) -> None:
 
 
 def _umask() -> int:
+    """The process's umask, read without setting it where Linux shows it: ``os.umask`` can only set it,
+    and for that moment a file another thread makes would get the wrong mode."""
+    try:
+        for line in Path("/proc/self/status").read_text(encoding="ascii").splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except OSError:
+        pass
     mask = os.umask(0)
     os.umask(mask)
     return mask

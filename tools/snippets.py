@@ -362,7 +362,8 @@ class _Run:
     behind inherits no pipe we would wait on), and its whole session is killed when it is done.
     """
 
-    def __init__(self, blocks: list[Block], variant: Variant, timeout: float, wall: float | None = None):
+    def __init__(self, blocks: list[Block], variant: Variant, timeout: float, wall: float | None = None,
+                 measured: Path | None = None):
         self.blocks = blocks
         self.todo = [i for i, b in enumerate(blocks) if b.error is None]
         self.seconds, self.proc = 0.0, None
@@ -374,7 +375,7 @@ class _Run:
         watch = {str(ROOT)} | {str(b.path.parent.resolve()) for b in blocks
                                 if not b.path.resolve().is_relative_to(ROOT)}
         texts = {b.path: b.source if b.source is not None else read(b.path) for b in blocks if b.error is None}
-        order = start_first([blocks[i] for i in self.todo])  # positions in the request's "blocks"
+        order = start_first([blocks[i] for i in self.todo], measured)  # positions in the request's "blocks"
         request = {
             "order": order,
             "workers": variant.workers, "threads": variant.threads, "timeout": timeout, "wall": wall,
@@ -465,12 +466,13 @@ def recorded(blocks: list[Block], folder: Path) -> list[Result]:
 
 
 def run(blocks: list[Block], variant: Variant = DEFAULT, timeout: float = TIMEOUT,
-        wall: float | None = None) -> list[Result]:
+        wall: float | None = None, measured: Path | None = None) -> list[Result]:
     """Run each block in its own fresh process on one reader machine; keep input order. A block may take
-    ``timeout`` CPU seconds and ``wall`` seconds (default ``_worker.WALL_FACTOR`` times ``timeout``)."""
+    ``timeout`` CPU seconds and ``wall`` seconds (default ``_worker.WALL_FACTOR`` times ``timeout``); the
+    longest blocks by ``measured`` (default ``MEASURED``) start first."""
     if not blocks:
         return []
-    return _Run(blocks, variant, timeout, wall).results()
+    return _Run(blocks, variant, timeout, wall, measured).results()
 
 
 def start_order(variants: dict[str, Variant]) -> list[str]:
