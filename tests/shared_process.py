@@ -10,7 +10,8 @@ job could see, naming the test's line and what to do instead, and keeps the rest
 
 What it allows: ``setattr``/``delattr`` on a module of ``hooks/`` (or a class defined there) that no
 background job imports. MkDocs runs the hooks in its own processes; in this one only tests load them,
-except the modules ``tools/`` and ``tests/conftest.py`` import (``site_facts``): those are shared.
+except the modules ``tools/`` and ``tests/conftest.py`` import (``site_facts``, and the modules those import, and
+the package ``hooks`` itself): those are shared.
 Everything else is passed in as an argument, or done in a subprocess.
 """
 
@@ -34,18 +35,30 @@ class SharedProcess(Exception):
     """A test changed what the background jobs share."""
 
 
-@functools.cache
-def shared_hooks() -> frozenset[str]:
-    """The hooks modules the background jobs' code imports (``from hooks import x``, ``import hooks.x``)."""
+def _hooks_imported_by(path: Path) -> set[str]:
+    """The hooks modules ``path`` imports (``from hooks import x``, ``from hooks.x import y``, ``import hooks.x``)."""
     names = set()
-    for path in [*sorted((ROOT / "tools").glob("*.py")), ROOT / "tests" / "conftest.py"]:
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and node.module == "hooks":
-                names.update(alias.name for alias in node.names)
-            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("hooks."):
-                names.add(node.module.split(".")[1])
-            elif isinstance(node, ast.Import):
-                names.update(a.name.split(".")[1] for a in node.names if a.name.startswith("hooks."))
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module == "hooks":
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("hooks."):
+            names.add(node.module.split(".")[1])
+        elif isinstance(node, ast.Import):
+            names.update(a.name.split(".")[1] for a in node.names if a.name.startswith("hooks."))
+    return names
+
+
+@functools.cache
+def shared_hooks(root: Path = ROOT) -> frozenset[str]:
+    """The hooks modules the background jobs' code (``tools/``, ``tests/conftest.py``) imports, directly or
+    through another hooks module; and ``__init__``, the package itself, which every hooks module imports."""
+    todo = set().union(*map(_hooks_imported_by, [*sorted((root / "tools").glob("*.py")), root / "tests" / "conftest.py"]))
+    names = {"__init__"}
+    while todo:
+        name = todo.pop()
+        names.add(name)
+        if (root / "hooks" / f"{name}.py").is_file():
+            todo |= _hooks_imported_by(root / "hooks" / f"{name}.py") - names
     return frozenset(names)
 
 

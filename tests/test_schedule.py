@@ -341,6 +341,7 @@ def test_a_test_cannot_change_what_the_background_jobs_share(monkeypatch, tmp_pa
     import conftest
     from shared_process import SharedProcess
 
+    import hooks
     from hooks import highlight_cache
     from tools import files
 
@@ -350,6 +351,7 @@ def test_a_test_cannot_change_what_the_background_jobs_share(monkeypatch, tmp_pa
         "files.os": lambda: monkeypatch.setattr(files, "os", None),
         "a class of conftest": lambda: monkeypatch.setattr(conftest.ScratchBuilds, "_build", None),
         "site_facts, which tools/ imports": lambda: monkeypatch.setattr(site_facts, "ROOT", tmp_path),
+        "the hooks package, which every hook imports": lambda: monkeypatch.setattr(hooks, "one_module", None),
         "a dotted name": lambda: monkeypatch.setattr("os.replace", None),
         "an instance": lambda: monkeypatch.setattr(snippets.DEFAULT, "threads", 3),
         "os.environ": lambda: monkeypatch.setitem(os.environ, "X", "1"),
@@ -405,3 +407,15 @@ def test_no_test_changes_the_process_around_the_fixture():
                 if name == "MonkeyPatch" or (name == "patch" and "mock" in ast.unparse(node)):
                     found.append(f"{where} uses {ast.unparse(node)}")
     assert found == [], "changes the pytest process the background jobs share:\n" + "\n".join(found)
+
+
+def test_a_hooks_module_is_shared_if_the_jobs_import_it_through_another(tmp_path):
+    """tools/a.py imports hooks.x, which imports hooks.y: both are the jobs' as much as tools/a.py is."""
+    from shared_process import shared_hooks
+
+    for rel, text in {"tools/a.py": "from hooks import x\n", "tests/conftest.py": "import hooks.z\n",
+                      "hooks/x.py": "from hooks import y\n", "hooks/y.py": "", "hooks/z.py": "",
+                      "hooks/alone.py": "from hooks import y\n"}.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    assert shared_hooks(tmp_path) == {"__init__", "x", "y", "z"}
