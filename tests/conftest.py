@@ -38,6 +38,8 @@ from tools.build import build, copy_project  # noqa: E402
 from shared_process import OwnPatches  # noqa: E402
 
 SNIPPET_SECONDS: dict[str, float] = {}  # wall time of each reader machine, for the summary
+TESTS_GROUP = "tests in pytest's own thread"  # its CPU account: each test, what it starts included
+TEST_CPU: dict[str, float] = {}  # nodeid -> CPU seconds of its setup, call and teardown (with an account)
 QUICK_SKIPS = ("tests/test_browser.py",)  # what --quick leaves out, with the codeblocks run and other machines
 BROWSER_FIXTURES = {"chromium", "own_browser", "after_build"}  # a test that needs one drives Chromium: not --quick
 CODEBLOCKS = [sys.executable, "-m", "pytest", "--codeblocks", "snippets/"]  # as a reader types it (pytest.ini: no cache)
@@ -169,6 +171,7 @@ def pytest_sessionstart(session):
     """The whole suite (``./run test``, ``./run test --quick``): start its jobs before collecting, which
     takes a core for several seconds."""
     SESSION["quick"] = quick = session.config.getoption("quick")
+    BACKGROUND.account.join(TESTS_GROUP)  # threads started from here on begin in it; each job joins its own
     if _whole_suite(session.config):
         SCHEDULE.start({"built_site", "snippet_runs", "scratch_builds"} | (set() if quick else {"codeblocks_run"}),
                list(snippets.VARIANTS)[:1] if quick else list(snippets.VARIANTS))
@@ -202,6 +205,18 @@ def pytest_collection_modifyitems(session, config, items):
         return 2 if needs & {"snippet_runs", "codeblocks_run"} else 1 if needs & {"built_site", "scratch_builds"} else 0
 
     items.sort(key=group)  # stable: pytest's order within each group
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """Count each test's CPU seconds (its own thread's group: what it runs and starts, no background job)."""
+    before = BACKGROUND.account.seconds(TESTS_GROUP)
+    try:
+        return (yield)
+    finally:
+        after = BACKGROUND.account.seconds(TESTS_GROUP)
+        if before is not None and after is not None:
+            TEST_CPU[item.nodeid] = after - before
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -398,3 +413,8 @@ def pytest_terminal_summary(terminalreporter):
             terminalreporter.write_line(f"the whole session, every process: {total:.1f} CPU s")
         if account.why:
             terminalreporter.write_line(f"CPU seconds not counted: {account.why} (tools/background.py, CpuAccount)")
+    if TEST_CPU:
+        terminalreporter.section(f"the 15 tests that cost most CPU in pytest's own thread "
+                                 f"(of {sum(TEST_CPU.values()):.1f} CPU s for {len(TEST_CPU)} tests)")
+        for nodeid, cpu in sorted(TEST_CPU.items(), key=lambda kv: -kv[1])[:15]:
+            terminalreporter.write_line(f"{cpu:7.1f} CPU s  {nodeid}")
