@@ -38,8 +38,10 @@ Private or undocumented upstream details this hook relies on, each checked on ev
 
 from __future__ import annotations
 
+import hashlib
 import html
 import json
+import pickle
 import re
 import sys
 from pathlib import Path, PurePosixPath
@@ -245,10 +247,23 @@ def on_page_content(content, page, config, files):
     if "jp-Cell" not in content:
         raise PluginError(f"hooks/notebooks.py: {page.file.src_uri} was not converted by mkdocs-jupyter "
                           "(no nbconvert `jp-Cell` markup in the page)")
-    nb = json.loads(Path(page.file.abs_src_path).read_text(encoding="utf-8"))
+    text = Path(page.file.abs_src_path).read_text(encoding="utf-8")
     # the chapter page holds the same code with its explanation: search shows that one only
     page.meta["search"] = {**(page.meta.get("search") or {}), "exclude": True}
-    return _slim(content, nb.get("metadata", {}).get("residual_notes", {}), cell_counts(nb), page, config)
+    key = hashlib.sha256("\0".join([content, text, page.url, config.site_url or ""]).encode("utf-8")).hexdigest()
+    kept = _slimmed.get(page.file.src_uri)
+    if kept is not None and kept[0] == key:
+        page.toc = pickle.loads(kept[2])
+        return kept[1]
+    nb = json.loads(text)
+    content = _slim(content, nb.get("metadata", {}).get("residual_notes", {}), cell_counts(nb), page, config)
+    _slimmed[page.file.src_uri] = (key, content, pickle.dumps(page.toc, protocol=pickle.HIGHEST_PROTOCOL))
+    return content
+
+
+# A notebook page whose converted HTML, notebook, URL and site URL did not change since the last build in
+# this process (a `mkdocs serve` reload) is slimmed once: its HTML and table of contents are reused.
+_slimmed: dict[str, tuple[str, str, bytes]] = {}  # src_uri: (key, HTML, pickled table of contents)
 
 
 # --------------------------------------------------------------------------- links for the templates

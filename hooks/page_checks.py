@@ -14,6 +14,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 import collections
+import functools
 import html
 import re
 
@@ -30,7 +31,8 @@ _TAG = re.compile(r"<[^>]*>")
 _HEADING_ID = re.compile(r"<h[1-6]\b[^>]*\bid=\"([^\"]+)\"")
 
 
-def problems(html_text: str, where: str) -> list[str]:
+@functools.lru_cache(maxsize=128)  # a page unchanged since the last build in this process: checked once
+def problems(html_text: str, where: str) -> tuple[str, ...]:
     found = []
     text = html.unescape(_TAG.sub(" ", _CODE.sub(" ", html_text)))
     if "$$" in text:
@@ -40,7 +42,7 @@ def problems(html_text: str, where: str) -> list[str]:
     twice = [i for i, n in collections.Counter(_HEADING_ID.findall(html_text)).items() if n > 1]
     if twice:
         found.append(f"{where}: heading ids used more than once: {', '.join(sorted(twice))}")
-    return found
+    return tuple(found)
 
 
 def on_page_content(html_text: str, page, **kwargs) -> str:

@@ -16,6 +16,7 @@ be ``blob/<branch>/<docs_dir>/``.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import html
 import re
@@ -81,7 +82,14 @@ def included(markdown: str) -> list[str]:
 def on_page_markdown(markdown, page, config, files):
     lang = _lang(page, config)
     root, base, blob = _root(config), snippet_base(config), blob_root(config)
-    label = _labels(config, lang)["snippet"]
+    page.rn_provenance = {"files": [Path(page.file.abs_src_path).resolve()]
+                          + [base / name for name in included(markdown)]}
+    return _with_links(markdown, _labels(config, lang)["snippet"], root, base, blob)
+
+
+@functools.lru_cache(maxsize=128)  # a page unchanged since the last build in this process: linked once
+def _with_links(markdown: str, label: str, root: Path, base: Path, blob: str) -> str:
+    """The page's Markdown with a link to each snippet file it includes, after the file's last include."""
     lines = markdown.splitlines()
     # one link per snippet file, after its last include: a file included in sections (code, then a
     # list of code annotations, then output) gets it after the output, never between code and list
@@ -96,8 +104,6 @@ def on_page_markdown(markdown, page, config, files):
         rel = path.resolve().relative_to(root).as_posix()
         out += ["", f'{m.group("indent")}<p class="rn-source"><span class="rn-source__label">{label}</span>'
                     f'<a href="{html.escape(blob + rel)}"><code>{html.escape(rel)}</code></a></p>', ""]
-    page.rn_provenance = {"files": [Path(page.file.abs_src_path).resolve()]
-                          + [base / name for name in included(markdown)]}
     return "\n".join(out)
 
 

@@ -19,6 +19,7 @@ way; a page whose lean copy still carries one after Material's search has run fa
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 import sys
@@ -62,6 +63,17 @@ def lean(page_html: str) -> str:
     return _MATH.sub(lambda m: _math_text(m.group(1)), page_html)
 
 
+@functools.lru_cache(maxsize=128)
+def _unmarked(page_html: str) -> str:
+    """The page without the ``data-search-*`` attributes, as Material's search strips them."""
+    return _SEARCH_ATTR.sub("", page_html)
+
+
+# A page whose HTML did not change since the last build in this process (a `mkdocs serve` reload) is
+# made lean once; 128 pages at most are kept (and the attributes stripped once, above).
+_lean_once = functools.lru_cache(maxsize=128)(lean)
+
+
 def on_pre_build(config):
     _originals.clear()
 
@@ -70,7 +82,7 @@ def on_pre_build(config):
 def on_page_content(html, page, config, files):
     if html and not (page.meta.get("search") or {}).get("exclude"):
         _originals[id(page)] = html
-        return lean(html)
+        return _lean_once(html)
     return html
 
 
@@ -81,7 +93,7 @@ def on_page_context(context, page, config, nav):
         if _SEARCH_ATTR.search(page.content or ""):
             raise PluginError(f"hooks/search_text.py: {page.file.src_uri}: Material's search plugin left data-search-* "
                               "attributes in page.content; this hook strips them as Material 9.8.2 does")
-        page.content = _SEARCH_ATTR.sub("", original)
+        page.content = _unmarked(original)
     return context
 
 

@@ -154,5 +154,15 @@ def _link_block(code_html: str) -> tuple[str, tuple[str, ...]]:
     return _CHAIN.sub(chain, code_html), tuple(linked)
 
 
-def on_page_content(content, page, config, files):
+def link_page(content: str) -> str:
+    """A page's HTML with the torch names of its code blocks linked."""
     return _BLOCK.sub(lambda m: m.group(1) + link_block(m.group(2))[0] + m.group(3), content)
+
+
+# A page whose HTML did not change since the last build in this process (every page but the edited ones
+# on a `mkdocs serve` reload) is linked once; 128 pages at most are kept.
+_link_page = functools.lru_cache(maxsize=128)(link_page)
+
+
+def on_page_content(content, page, config, files):
+    return _link_page(content)

@@ -19,6 +19,7 @@ On the HTML of each Chinese page, outside ``<pre>``, ``<code>``, ``<script>`` an
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 from pathlib import Path
@@ -116,6 +117,11 @@ def check(html: str) -> list[str]:
 SCRIPT = "han"  # the languages whose extra.strings.script is this are typeset here
 
 
+# A page whose HTML did not change since the last build in this process (every page but the edited ones
+# on a `mkdocs serve` reload) is typeset once; 128 pages at most are kept.
+_typeset_once = functools.lru_cache(maxsize=128)(typeset)
+
+
 def on_page_content(html: str, page, config, **kwargs) -> str:
     facts = site_facts.from_config(config)
-    return typeset(html) if facts.text(facts.lang_of(page.file.src_uri), "script") == SCRIPT else html
+    return _typeset_once(html) if facts.text(facts.lang_of(page.file.src_uri), "script") == SCRIPT else html

@@ -8,6 +8,12 @@
   without it give byte-identical sites.
 * ``hooks/provenance.py``: the whole history read once gives, for any set of files, the commit and
   date ``git log -1 -- <files>`` gives (merges included), with two git calls per build.
+* ``hooks/render_cache.py`` and ``hooks/search_cache.py``: a ``mkdocs serve`` reload converts and
+  indexes again only the pages whose inputs changed (a snippet a snippet includes, the files a link
+  may point to, the Markdown settings), keeps no page whose conversion warned (so ``--strict`` fails
+  on every reload), and gives the site, search index included, byte for byte, that a build with
+  empty caches gives; on the whole site, a second build in one process reuses every Markdown page
+  and gives the site a build without the three caches gives.
 """
 
 from __future__ import annotations
@@ -15,8 +21,12 @@ from __future__ import annotations
 import filecmp
 import functools
 import itertools
+import json
+import os
 import re
+import shutil
 import subprocess
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -27,7 +37,8 @@ from pymdownx.superfences import SuperFencesException
 
 from hooks import highlight_cache as hc
 from hooks import provenance
-from tools.build import build
+from hooks.site_facts import ROOT
+from tools.build import build, first_difference, reader_env
 
 from test_publishing import _git  # git with a fixed author, committer and date
 
@@ -176,50 +187,210 @@ def _differences(a: Path, b: Path) -> list[str]:
     return [f for f in files_a if not filecmp.cmp(a / f, b / f, shallow=False)]
 
 
-def test_a_build_with_the_cache_is_byte_identical_to_one_without(scratch_builds, tmp_path):
-    """The cold build with the cache is the session's clean ``-f`` build (tests/conftest.py); the one
-    without it starts from that build's other caches (fonts, templates, notebooks), not its blocks."""
+CACHE_HOOKS = ("highlight_cache", "render_cache", "search_cache")
+
+
+def _rebuild(config: Path, site: Path, rounds: int) -> list[dict]:
+    """``tools/rebuild.py``: ``rounds`` strict builds of ``config`` in one process, as ``mkdocs serve``
+    rebuilds; one record per build (its CPU seconds, warnings, what each cache reused)."""
+    proc = subprocess.run([sys.executable, "-m", "tools.rebuild", "-f", str(config), "-d", str(site),
+                           "--rounds", str(rounds)], capture_output=True, text=True, cwd=ROOT, env=reader_env())
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
+    return [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+
+
+def test_a_build_with_the_caches_is_byte_identical_to_one_without(scratch_builds, tmp_path):
+    """The cold build with the caches is the session's clean ``-f`` build (tests/conftest.py); the one
+    without them starts from that build's other caches (fonts, templates, notebooks), not its blocks.
+    The warm one is two builds in one process, as ``mkdocs serve`` makes them: the first with the
+    highlighted blocks from disk, the second reusing every page's conversion and search entries."""
     cold = scratch_builds.site("other-cwd")
     cached = scratch_builds.project("other-cwd") / "mkdocs.yml"
     plain = scratch_builds.warm_copy(tmp_path / "plain", without=("highlight",))
     text = plain.read_text(encoding="utf-8")
-    assert "  - hooks/highlight_cache.py" in text, "mkdocs.yml no longer lists hooks/highlight_cache.py"
-    plain.write_text(re.sub(r"^  - hooks/highlight_cache\.py.*\n", "", text, flags=re.M), encoding="utf-8")
+    for hook in CACHE_HOOKS:
+        assert f"  - hooks/{hook}.py" in text, f"mkdocs.yml no longer lists hooks/{hook}.py"
+        text = re.sub(rf"^  - hooks/{hook}\.py.*\n", "", text, flags=re.M)
+    plain.write_text(text, encoding="utf-8")
     assert not (plain.parent / ".cache" / "highlight").exists()
     proc = build(tmp_path / "site-plain", plain)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     blocks = cached.parent / ".cache" / "highlight" / "blocks.json"
     assert blocks.exists(), "the cold build wrote no highlight cache"
-    proc = build(tmp_path / "site-warm", cached)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    for label, site in (("cold", cold), ("warm", tmp_path / "site-warm")):
+    first, second = _rebuild(cached, tmp_path / "site-warm", rounds=2)
+    pages = len(list((cached.parent / "docs").rglob("*.md")))
+    assert second["render_cache"] == {"reused": pages, "converted": 0, "not_kept": 0}, second
+    assert second["search_cache"]["indexed"] == 0 and second["search_cache"]["reused"] >= pages, second
+    for label, site in (("cold", cold), ("warm, rebuilt in one process", tmp_path / "site-warm")):
         diff = _differences(tmp_path / "site-plain", site)
-        assert not diff, f"the {label} build with hooks/highlight_cache.py differs from one without it: {diff[:10]}"
+        assert not diff, f"the {label} build with {', '.join(CACHE_HOOKS)} differs from one without them: {diff[:10]}"
+
+
+# --------------------------------------------------------------------------- a serve reload reuses what did not change
+
+_RELOAD_DRIVER = r"""
+import json, shutil, sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+from tools.rebuild import rebuilds
+project, steps = Path(sys.argv[2]), json.loads(sys.argv[3])
+
+def before(n):
+    for rel, text in steps[n].get("write", {}).items():
+        (project / rel).write_text(text, encoding="utf-8")
+    for rel in steps[n].get("delete", []):
+        (project / rel).unlink()
+    if steps[n].get("fresh"):
+        for name in ("render_cache", "search_cache"):
+            sys.modules[f"hooks.{name}"]._entries.clear()
+
+for record in rebuilds(project / "mkdocs.yml", project / "site", len(steps), before, strict=False):
+    shutil.copytree(project / "site", project / f"site-{record['build']}")
+    print(json.dumps(record), flush=True)
+"""
+_FIXTURE_CONFIG = """site_name: Reload fixture
+theme:
+  name: material
+plugins:
+  - search
+markdown_extensions:
+  - toc:
+      permalink: {permalink}
+  - pymdownx.snippets:
+      base_path: !relative $config_dir/snippets
+      check_paths: true
+hooks:
+  - {hooks}/render_cache.py
+  - {hooks}/search_cache.py
+"""
+# (what changes before the build, what the build must report: render_cache's and search_cache's counts, warnings)
+_RELOADS = [
+    ("the first build", {},
+     {"render_cache": {"reused": 0, "converted": 3, "not_kept": 1}, "search_cache": {"reused": 0, "indexed": 3},
+      "warnings": 1}),
+    ("nothing changed", {},
+     {"render_cache": {"reused": 2, "converted": 1, "not_kept": 1}, "search_cache": {"reused": 3, "indexed": 0},
+      "warnings": 1}),
+    ("a snippet included by a snippet changed", {"write": {"snippets/b.md": "B version 2.\n"}},
+     {"render_cache": {"reused": 1, "converted": 2, "not_kept": 1}, "search_cache": {"reused": 2, "indexed": 1},
+      "warnings": 1}),
+    ("the same files, both caches emptied", {"fresh": True},
+     {"render_cache": {"reused": 0, "converted": 3, "not_kept": 1}, "search_cache": {"reused": 0, "indexed": 3},
+      "warnings": 1}),
+    ("the page the home page links to deleted", {"delete": ["docs/other.md"]},
+     {"render_cache": {"reused": 0, "converted": 2, "not_kept": 2}, "search_cache": {"reused": 1, "indexed": 1},
+      "warnings": 2}),
+    ("the Markdown settings changed", {"write": {"mkdocs.yml": "permalink: false"}},
+     {"render_cache": {"reused": 0, "converted": 2, "not_kept": 2}, "search_cache": {"reused": 0, "indexed": 2},
+      "warnings": 2}),
+]
+
+
+def _reload_fixture(tmp_path: Path, hooks: Path) -> list[str]:
+    """Three pages (one includes a snippet that includes another and links to a second page, one links
+    to no page), built six times in one process with ``hooks``' render and search caches, the changes of
+    ``_RELOADS`` made in between. What differs from what each build must do, naming the page or file."""
+    project = tmp_path / "project"
+    files = {"docs/index.md": '# Home\n\n--8<-- "a.md"\n\nSee [the other page](other.md#part).\n',
+             "docs/other.md": "# Other\n\n## Part\n\n残差连接把输入加回输出。\n",
+             "docs/broken.md": "# Broken\n\nA [link](missing.md) to no page.\n",
+             "snippets/a.md": 'A says hi.\n\n--8<-- "b.md"\n', "snippets/b.md": "B version 1.\n",
+             "mkdocs.yml": _FIXTURE_CONFIG.format(permalink="true", hooks=hooks)}
+    for rel, text in files.items():
+        (project / rel).parent.mkdir(parents=True, exist_ok=True)
+        (project / rel).write_text(text, encoding="utf-8")
+    steps = [{**change, "write": {rel: _FIXTURE_CONFIG.format(permalink="false", hooks=hooks) if rel == "mkdocs.yml"
+                                  else text for rel, text in change.get("write", {}).items()}}
+             for _, change, _ in _RELOADS]
+    proc = subprocess.run([sys.executable, "-c", _RELOAD_DRIVER, str(ROOT), str(project), json.dumps(steps)],
+                          capture_output=True, text=True, cwd=tmp_path, env={**reader_env(), "SOURCE_DATE_EPOCH": "86400"})
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
+    records = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+    assert len(records) == len(_RELOADS), proc.stdout + proc.stderr[-2000:]
+    problems = []
+    for n, ((what, _, expected), record) in enumerate(zip(_RELOADS, records)):
+        got = {k: record.get(k) for k in expected}
+        if got != expected:
+            problems.append(f"build {n} ({what}): expected {expected}, got {got}")
+    for n, same_as in ((1, 0), (3, 2)):  # reused everything it could / emptied caches: the same bytes
+        diff = first_difference(project / f"site-{same_as}", project / f"site-{n}")
+        if diff:
+            problems.append(f"build {n} ({_RELOADS[n][0]}) differs from build {same_as}: {diff}")
+    home = (project / "site-2" / "index.html").read_text(encoding="utf-8")
+    if "B version 2." not in home:
+        problems.append("build 2: index.html does not show the edit of snippets/b.md (included by snippets/a.md)")
+    return problems
+
+
+def test_a_reload_converts_and_indexes_again_only_what_changed(tmp_path):
+    assert _reload_fixture(tmp_path, ROOT / "hooks") == []
+
+
+def _mutant_hooks(tmp_path: Path, hook: str, old: str, new: str) -> Path:
+    """A copy of the two cache hooks (and the package they belong to) with ``old`` replaced in ``hook``."""
+    hooks = tmp_path / "mutant" / "hooks"
+    hooks.mkdir(parents=True)
+    for name in ("__init__.py", "render_cache.py", "search_cache.py"):
+        shutil.copy(ROOT / "hooks" / name, hooks / name)
+    text = (hooks / f"{hook}.py").read_text(encoding="utf-8")
+    assert text.count(old) == 1, f"hooks/{hook}.py no longer holds {old!r}: update the mutation"
+    (hooks / f"{hook}.py").write_text(text.replace(old, new), encoding="utf-8")
+    return hooks
+
+
+@pytest.mark.parametrize("hook, old, new, named", [
+    ("render_cache", "all(_digest(p) == d for p, d in entry.inputs.items())", "True", "snippets/b.md"),
+    ("render_cache", "page.url, listing, extensions", "page.url, extensions", "build 4 (the page the home page"),
+    ("search_cache", "[page.content, page.url", "[page.url", "build 2 (a snippet included"),
+], ids=["included files not compared", "the build's files not in the key", "the page's HTML not in the key"])
+def test_a_cache_that_misses_a_change_is_caught(tmp_path, hook, old, new, named):
+    """Mutation: a cache hook that reuses a page whose input changed. The fixture's check names the build
+    and what it did instead (or the file the edit did not reach)."""
+    problems = _reload_fixture(tmp_path, _mutant_hooks(tmp_path, hook, old, new))
+    assert any(named in p for p in problems), problems
 
 
 # --------------------------------------------------------------------------- work done once per process
 
 def test_a_page_or_block_seen_again_in_the_process_is_not_redone_and_a_changed_one_is():
-    """On a `mkdocs serve` reload (and for the other language's copy of a block) hooks/torch_docs.py
-    and hooks/compact_html.py reuse what they made for the same input in this process: the same
-    output, no second computation; a changed input is computed again."""
-    from hooks import compact_html, torch_docs
+    """On a `mkdocs serve` reload (and for the other language's copy of a block) the hooks that rewrite
+    a page's HTML reuse what they made for the same input in this process: the same output, no second
+    computation; a changed input is computed again (notebook pages: tests/test_site_hooks.py)."""
+    from hooks import compact_html, page_checks, search_text, torch_docs, zh_typeset
 
     code = _md().convert(FENCES["python"])
-    page = f"<article>\n  <p>残差\n连接</p>\n{code}\n</article>"
+    page = f'<article>\n  <p data-search-exclude="x">残差\n连接，</p>\n{code}\n</article>'
     changed = page.replace("randn", "rand")
+    memos = {"torch_docs": (torch_docs._link_page, lambda h: torch_docs.on_page_content(h, None, None, None)),
+             "compact_html": (compact_html._compact_once, compact_html.on_post_page),
+             "zh_typeset": (zh_typeset._typeset_once, zh_typeset._typeset_once),
+             "search_text lean": (search_text._lean_once, search_text._lean_once),
+             "search_text unmarked": (search_text._unmarked, search_text._unmarked),
+             "page_checks": (page_checks.problems, lambda h: page_checks.problems(h, "docs/x.md"))}
+    plain = {"torch_docs": torch_docs.link_page, "compact_html": compact_html.compact, "zh_typeset": zh_typeset.typeset,
+             "search_text lean": search_text.lean, "search_text unmarked": search_text._unmarked.__wrapped__,
+             "page_checks": lambda h: page_checks.problems.__wrapped__(h, "docs/x.md")}
     torch_docs._link_block.cache_clear()
-    compact_html._compact_once.cache_clear()
-    first = [torch_docs.on_page_content(page, None, None, None), compact_html.on_post_page(page)]
-    assert 'class="rn-api"' in first[0] and "残差连接" in first[1], first  # the work was done
-    again = [torch_docs.on_page_content(page, None, None, None), compact_html.on_post_page(page)]
-    assert again == first
-    assert (torch_docs._link_block.cache_info().hits, compact_html._compact_once.cache_info().hits) == (1, 1)
-    other = [torch_docs.on_page_content(changed, None, None, None), compact_html.on_post_page(changed)]
-    uncached = torch_docs._BLOCK.sub(lambda m: m.group(1) + torch_docs._link_block.__wrapped__(m.group(2))[0] + m.group(3),
-                                     changed)
-    assert other == [uncached, compact_html.compact(changed)] and other[0] != first[0] and other[1] != first[1]
-    assert (torch_docs._link_block.cache_info().misses, compact_html._compact_once.cache_info().misses) == (2, 2)
+    for memo, _ in memos.values():
+        memo.cache_clear()
+    first = {name: call(page) for name, (_, call) in memos.items()}
+    assert 'class="rn-api"' in first["torch_docs"] and "残差连接" in first["compact_html"], first  # the work was done
+    assert "残\n连" not in first["zh_typeset"] and "data-search" not in first["search_text unmarked"], first
+    assert {name: call(page) for name, (_, call) in memos.items()} == first
+    for name, (memo, _) in memos.items():
+        assert (memo.cache_info().hits, memo.cache_info().misses) == (1, 1), f"{name}: the same page was redone"
+    other = {name: call(changed) for name, (_, call) in memos.items()}
+    assert other == {name: f(changed) for name, f in plain.items()}
+    assert other["torch_docs"] != first["torch_docs"] and other["compact_html"] != first["compact_html"]
+    for name, (memo, _) in memos.items():
+        assert memo.cache_info().misses == 2, f"{name}: a changed page was served from the memo"
+    assert torch_docs._link_block.cache_info().misses == 2, "each distinct block is linked once"
+    markdown = '# Page\n\n--8<-- "add-and-norm/layernorm.md"\n'
+    args = ("label", ROOT, ROOT / "snippets", "https://example.org/blob/main/")
+    provenance._with_links.cache_clear()
+    linked = [provenance._with_links(markdown, *args) for _ in range(2)]
+    assert linked[0] == linked[1] == provenance._with_links.__wrapped__(markdown, *args)
+    assert "snippets/add-and-norm/layernorm.md" in linked[0] and provenance._with_links.cache_info().misses == 1
 
 
 # --------------------------------------------------------------------------- provenance: one read of git

@@ -16,6 +16,7 @@ they expected. The template copies are compared with the installed Material's pa
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 import re
 from pathlib import Path
@@ -168,6 +169,31 @@ def test_nbconvert_markup_is_what_the_notebook_hook_rewrites(tmp_path):
     assert '<div class="language-text highlight jp-OutputArea-output"' in out
     assert "<style" not in out and "<script" not in out
     assert [(i.title, i.url, [c.url for c in i.children]) for i in page.toc.items] == [("Title", "#title", ["#part"])]
+
+
+def test_a_notebook_page_seen_again_in_the_process_is_slimmed_once(tmp_path, monkeypatch):
+    """On a `mkdocs serve` reload the notebook hook reuses the HTML and table of contents it made for a
+    page whose converted HTML and notebook did not change; a changed notebook is slimmed again."""
+    from hooks import notebooks
+
+    html, _, _ = _render(tmp_path)
+    path = tmp_path / "x.ipynb"
+    calls = []
+    monkeypatch.setattr(notebooks, "_slim", functools.partial(lambda real, *a: calls.append(1) or real(*a), notebooks._slim))
+    monkeypatch.setattr(notebooks, "_slimmed", {})
+
+    def page():
+        return SimpleNamespace(file=SimpleNamespace(src_uri=f"{SITE.default}/notebooks/x.ipynb", abs_src_path=str(path)),
+                               url=f"{SITE.default}/notebooks/x/", toc=None, meta={})
+
+    pages = [page(), page()]
+    out = [notebooks.on_page_content(html, page=p, config=_config(), files=None) for p in pages]
+    assert out[0] == out[1] and len(calls) == 1, "the same notebook page was slimmed twice"
+    assert [i.url for i in pages[1].toc.items] == [i.url for i in pages[0].toc.items] == ["#title"]
+    assert pages[1].toc is not pages[0].toc and pages[1].meta["search"] == {"exclude": True}
+    path.write_text(path.read_text(encoding="utf-8").replace("## Part", "## Part two"), encoding="utf-8")
+    notebooks.on_page_content(html, page=page(), config=_config(), files=None)
+    assert len(calls) == 2, "a changed notebook was served from the memo"
 
 
 def test_changed_nbconvert_markup_fails_naming_it(tmp_path):
