@@ -350,6 +350,59 @@ def test_a_cache_that_misses_a_change_is_caught(tmp_path, hook, old, new, named)
     assert any(named in p for p in problems), problems
 
 
+def _stand_in_page(src_uri: str = "x.md") -> SimpleNamespace:
+    return SimpleNamespace(file=SimpleNamespace(src_uri=src_uri, dest_uri=src_uri.replace(".md", ".html")),
+                           markdown="# X\n", url=src_uri.replace(".md", "/"), content=None, meta={})
+
+
+_STAND_IN_CONFIG = {"markdown_extensions": ["toc"], "mdx_configs": {}, "validation": {}, "use_directory_urls": True}
+
+
+@pytest.mark.parametrize("sets, message", [
+    ({"content": "<p>x</p>", "odd": object()}, r"x\.md: Page\.render set \{'odd': 'object'\}"),
+    ({}, r"x\.md: Page\.render set no `content`"),
+], ids=["a value it cannot copy", "no content"])
+def test_a_render_the_cache_cannot_reuse_fails_naming_the_page(sets, message):
+    """hooks/render_cache.py keeps what MkDocs 1.6's render sets (text, containers, the table of contents);
+    a render that sets anything else, or no HTML, is an upstream change: the build fails naming it."""
+    from hooks import render_cache
+
+    page = _stand_in_page()
+    with pytest.raises(PluginError, match=message):
+        render_cache._render(page, lambda config, files: vars(page).update(sets), _STAND_IN_CONFIG, [])
+
+
+def test_the_render_cache_wraps_mkdocs_pages_only_and_needs_render():
+    from mkdocs.structure.pages import Page
+
+    from hooks import render_cache
+
+    class Notebook(Page):  # mkdocs-jupyter's pages render themselves
+        def render(self, config, files):
+            pass
+
+    mkdocs_page, notebook = object.__new__(Page), object.__new__(Notebook)
+    for page in (mkdocs_page, notebook):
+        page.file = SimpleNamespace(src_uri="x.md")
+        render_cache.on_pre_page(page, config=None, files=None)
+    assert "render" in vars(mkdocs_page) and "render" not in vars(notebook)
+    with pytest.raises(PluginError, match="expected MkDocs' Page to have render"):
+        render_cache.on_pre_page(SimpleNamespace(file=SimpleNamespace(src_uri="y.md")), config=None, files=None)
+
+
+@pytest.mark.parametrize("plugin, message", [
+    (SimpleNamespace(config={"enabled": True}), "to have a search_index"),
+    (SimpleNamespace(config={"enabled": True}, search_index=SimpleNamespace(add_entry_from_context=print)),
+     r"add_entry_from_context\(\) and an `entries` list"),
+], ids=["no index", "an index without entries"])
+def test_a_search_plugin_without_the_index_the_cache_wraps_fails_naming_it(plugin, message):
+    from hooks import search_cache
+
+    config = SimpleNamespace(plugins={search_cache.SEARCH: plugin})
+    with pytest.raises(PluginError, match=message):
+        search_cache.on_page_context({}, page=_stand_in_page(), config=config, nav=None)
+
+
 # --------------------------------------------------------------------------- work done once per process
 
 def test_a_page_or_block_seen_again_in_the_process_is_not_redone_and_a_changed_one_is():
