@@ -25,7 +25,7 @@ from pathlib import Path
 from tools.builder import BUILDER
 from tools.files import write_atomic
 
-CACHES = ("render_cache", "search_cache")
+CACHES = ("render_cache", "search_cache", "glightbox_cache")
 
 
 def _counts() -> dict[str, dict[str, int]]:
