@@ -7,8 +7,10 @@ As the session starts, every one of them that a selected test needs is started i
 fixture then waits for its job's result. So are the clean scratch builds (``ScratchBuilds.PREFETCH``), and
 the work a test module names in its ``AFTER_BUILD`` (the browser visits, the PDF editions): each such job
 starts as soon as the strict build is done, so the visits, which mostly wait on Chromium, overlap the
-reader machines instead of following them on one core. Tests that wait for a job run after those that
-do not (``pytest_collection_modifyitems``), the build's and the browser's before the snippet ones.
+reader machines instead of following them on one core. The work a module names in its ``AT_START`` (the
+runs of bad blocks, which need no site) starts as the session begins, off pytest's own thread, whose
+tests run one at a time. Tests that wait for a job run after those that do not
+(``pytest_collection_modifyitems``), the build's and the browser's before the snippet ones.
 
 ``--quick`` (``./run test --quick``): the contributor's loop. Only the first reader machine of
 ``snippets.VARIANTS`` (native kernels, one thread), no browser (no test that needs ``BROWSER_FIXTURES``),
@@ -62,6 +64,8 @@ SITE_DIRS: list[Path] = []  # built sites, removed when pytest ends
 # fixture name -> (its work: fn(site, tmp, config), the job it waits for first or None): the test modules'
 # AFTER_BUILD, read when they are collected; each runs as a background job once the strict build is done
 AFTER_BUILD: dict[str, tuple[Callable, str | None]] = {}
+# fixture name -> its work, fn(tmp, config): the test modules' AT_START, each a background job from the start
+AT_START: dict[str, Callable] = {}
 
 
 def _strict_build() -> tuple[Path, subprocess.CompletedProcess]:
@@ -125,8 +129,10 @@ class Schedule:
     arguments, so a test schedules fakes on a ``Schedule`` of its own and patches nothing the session's
     jobs read (tests/shared_process.py)."""
 
-    def __init__(self, jobs: Background, strict_build: Callable, registry: dict[str, tuple[Callable, str | None]]):
+    def __init__(self, jobs: Background, strict_build: Callable, registry: dict[str, tuple[Callable, str | None]],
+                 at_once: dict[str, Callable] | None = None):
         self.jobs, self.strict_build, self.registry = jobs, strict_build, registry
+        self.at_once = {} if at_once is None else at_once
 
     def start(self, needs: set[str], variants: list[str], config=None) -> None:
         if "built_site" in needs:
@@ -137,9 +143,20 @@ class Schedule:
             self.jobs.start("codeblocks", _codeblocks)
         if "scratch_builds" in needs:
             self.jobs.start("scratch builds", _prefetch_scratch)
+        for name in self.at_once:
+            if name in needs and config is not None:
+                self.jobs.start(name, self.at_start, name, config)
         for name in self.registry:  # in the modules' order: a job's predecessor is started before it
             if name in needs and config is not None:
                 self.jobs.start(name, self.after_build, name, config)
+
+    def at_start(self, name: str, config) -> object:
+        """Job ``name`` of a test module's ``AT_START``: its work, in a folder of its own, needing no build."""
+        if name not in self.at_once:
+            raise LookupError(f"no test module collected names {name!r} in its AT_START")
+        tmp = Path(tempfile.mkdtemp(prefix=f"residual-notes-{name}-"))
+        SITE_DIRS.append(tmp)
+        return self.at_once[name](tmp, config)
 
     def after_build(self, name: str, config) -> object:
         """Job ``name`` of a test module's ``AFTER_BUILD``: once the strict build (and the job it follows,
@@ -157,7 +174,7 @@ class Schedule:
         return fn(site, tmp, config)
 
 
-SCHEDULE = Schedule(BACKGROUND, _strict_build, AFTER_BUILD)
+SCHEDULE = Schedule(BACKGROUND, _strict_build, AFTER_BUILD, AT_START)
 
 
 def _whole_suite(config) -> bool:
@@ -189,6 +206,7 @@ def _variant(item) -> str | None:
 def pytest_collection_modifyitems(session, config, items):
     for module in dict.fromkeys(getattr(item, "module", None) for item in items):
         AFTER_BUILD.update(getattr(module, "AFTER_BUILD", {}))
+        AT_START.update(getattr(module, "AT_START", {}))
     if config.getoption("quick"):
         first = next(iter(snippets.VARIANTS))
         keep, drop = [], []
@@ -200,9 +218,10 @@ def pytest_collection_modifyitems(session, config, items):
             config.hook.pytest_deselected(items=drop)
             items[:] = keep
 
-    def group(item) -> int:  # what it waits for: nothing, a build, the snippet or codeblocks runs
+    def group(item) -> int:  # what it waits for: nothing, a build or an early job, the snippet or codeblocks runs
         needs = _needs(item)
-        return 2 if needs & {"snippet_runs", "codeblocks_run"} else 1 if needs & {"built_site", "scratch_builds"} else 0
+        return (2 if needs & {"snippet_runs", "codeblocks_run"}
+                else 1 if needs & {"built_site", "scratch_builds", *AT_START} else 0)
 
     items.sort(key=group)  # stable: pytest's order within each group
 
@@ -234,6 +253,13 @@ def built_site() -> Path:
     if proc.returncode != 0:
         pytest.fail(f"mkdocs build --strict failed:\n{proc.stdout}\n{proc.stderr}", pytrace=False)
     return out
+
+
+@pytest.fixture(scope="session")
+def at_start(request) -> Callable[[str], object]:
+    """``at_start(name)``: the result of the job ``name`` of a test module's ``AT_START`` (its exception is
+    raised here), started as the session began (or now)."""
+    return lambda name: BACKGROUND.result(name, SCHEDULE.at_start, name, request.config)
 
 
 @pytest.fixture(scope="session")

@@ -199,9 +199,10 @@ HANGING = {"never-ends", "never-ends-threads"}
 SPIN_CPU, SPIN_WALL = 3, 240
 
 
-@pytest.fixture(scope="module")
-def bad_run(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("bad-snippets")
+def _bad_run(tmp: Path, config) -> dict:
+    """The bad blocks run by the runner: an ``AT_START`` job (tests/conftest.py), off pytest's own thread."""
+    folder = tmp / "bad-snippets"
+    folder.mkdir()
     outside = folder / "outside.txt"
     blocks = []
     for name, code in BAD_BLOCKS.items():
@@ -229,6 +230,11 @@ def bad_run(tmp_path_factory):
     found = {b.path.stem: "\n".join(f.message for f in snippets.reconcile(b, r)) for b, r in zip(blocks, results)}
     return {"found": found, "seconds": seconds, "folder": folder, "outside": outside,
             "results": {b.path.stem: r for b, r in zip(blocks, results)}}
+
+
+@pytest.fixture(scope="session")
+def bad_run(at_start):
+    return at_start("bad_run")
 
 
 def _snippet_named(folder: Path, name: str, code: str, shown: str | None) -> Path:
@@ -761,22 +767,24 @@ CODEBLOCKS = {
 }
 
 
-def test_pytest_codeblocks_cannot_hang_or_pass_vacuously(tmp_path):
-    # The block that spins runs beside the others, with a wall limit no loaded machine reaches first (under the
-    # whole suite it was given less than 3 CPU s in 12 s and stopped by the clock: CI, 3 Dec); the one that
-    # waits keeps the default wall limit, WALL_FACTOR times its CPU seconds, and once more with --block-wall 5.
+def _codeblocks_runs(tmp: Path, config) -> dict:
+    """``pytest --codeblocks`` over the bad blocks: an ``AT_START`` job (tests/conftest.py), off pytest's own
+    thread. The block that spins runs beside the others, with a wall limit no loaded machine reaches first
+    (under the whole suite it was given less than 3 CPU s in 12 s and stopped by the clock: CI, 3 Dec); the
+    one that waits keeps the default wall limit, WALL_FACTOR times its CPU seconds, and once more with
+    --block-wall 5. Each run's exit code and output, or None where the runs did not end."""
     runs = {"rest": ([n for n in CODEBLOCKS if n != "b-hangs.md"], []), "spins": (["b-hangs.md"], ["--block-wall", "240"]),
             "waits": (["b-waits.md"], ["--block-wall", "5"])}
     procs, start = {}, time.monotonic()
     for run, (names, extra) in runs.items():
-        folder = tmp_path / run / "snippets"
+        folder = tmp / run / "snippets"
         folder.mkdir(parents=True)
         shutil.copy(snippets.SNIPPETS / "conftest.py", folder / "conftest.py")
         for name in names:
             (folder / name).write_text(CODEBLOCKS[name], encoding="utf-8")
         procs[run] = subprocess.Popen(
             [sys.executable, "-m", "pytest", "--codeblocks", "snippets", "-p", "no:cacheprovider", "-p", "no:randomly",
-             "--block-timeout", "3", *extra, "-rA", "-q"], cwd=tmp_path / run, stdout=subprocess.PIPE,
+             "--block-timeout", "3", *extra, "-rA", "-q"], cwd=tmp / run, stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT, text=True, env={**os.environ, "PYTHONPATH": str(snippets.ROOT)})
     # a run that waited for the orphan's `sleep 3599` would pass this timeout: a loaded machine does not
     try:
@@ -784,10 +792,22 @@ def test_pytest_codeblocks_cannot_hang_or_pass_vacuously(tmp_path):
     except subprocess.TimeoutExpired:
         for proc in procs.values():
             proc.kill()
-        pytest.fail(f"pytest --codeblocks still running after {time.monotonic() - start:.0f} s: it waits for "
+        return {"outs": None, "seconds": time.monotonic() - start, "tmp": tmp}
+    return {"outs": outs, "codes": {run: proc.returncode for run, proc in procs.items()}, "tmp": tmp}
+
+
+@pytest.fixture(scope="session")
+def codeblocks_runs(at_start):
+    return at_start("codeblocks_runs")
+
+
+def test_pytest_codeblocks_cannot_hang_or_pass_vacuously(codeblocks_runs):
+    outs = codeblocks_runs["outs"]
+    if outs is None:
+        pytest.fail(f"pytest --codeblocks still running after {codeblocks_runs['seconds']:.0f} s: it waits for "
                     "a process a block left behind (g-orphan.md) or for a block that never ends", pytrace=False)
     out = "\n".join(outs[run] for run in ("rest", "spins"))
-    assert all(proc.returncode == 1 for proc in procs.values()), out[-3000:]
+    assert all(code == 1 for code in codeblocks_runs["codes"].values()), out[-3000:]
     failed = sorted(set(re.findall(r"^FAILED snippets/([\w-]+\.md)", out, re.M)))
     assert failed == ["a-exits-zero.md", "b-hangs.md", "b-waits.md", "c-wrong.md", "d-space.md", "e-bash.md",
                       "f-unclosed.md"], out
@@ -797,8 +817,11 @@ def test_pytest_codeblocks_cannot_hang_or_pass_vacuously(tmp_path):
     assert "b-waits.md::line 1: the block did not finish within 5 s and was stopped" in outs["waits"], outs["waits"][-3000:]
     assert "d-space.md:1: fence info string '``` python'" in out and "f-unclosed.md:1: the fence" in out
     assert re.search(r"^PASSED snippets/h-good.md::line 1", out, re.M) and re.search(r"^PASSED snippets/g-orphan", out, re.M)
-    assert not [p for p in tmp_path.rglob("PWNED")]
+    assert not [p for p in codeblocks_runs["tmp"].rglob("PWNED")]
     assert not [p for p in Path("/proc").glob("[0-9]*") if _cmdline(p) == "sleep 3599"]
+
+
+AT_START = {"bad_run": _bad_run, "codeblocks_runs": _codeblocks_runs}  # tests/conftest.py starts them at once
 
 
 def test_serve_restarts_with_the_new_hook_code_and_shows_a_broken_hook(tmp_path):

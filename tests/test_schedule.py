@@ -257,23 +257,55 @@ def test_a_module_s_after_build_job_starts_once_the_build_is_done_follows_its_la
         schedule.after_build("nameless", _Config())
 
 
-def test_every_after_build_job_is_the_work_of_the_fixture_of_its_name():
-    """A name in a module's AFTER_BUILD is taken by a session fixture of that module from
-    ``after_build(name)``: otherwise the job runs for nothing and a fixture does the work again."""
+@pytest.mark.parametrize("registry, entry, known", [
+    ("AFTER_BUILD", r'"(\w+)": \(', {"test_browser.py:visit", "test_browser.py:visit_rest", "test_course.py:pdf_editions"}),
+    ("AT_START", r'"(\w+)": _', {"test_failures.py:bad_run", "test_failures.py:codeblocks_runs"}),
+])
+def test_every_early_job_is_the_work_of_the_fixture_of_its_name(registry, entry, known):
+    """A name in a module's AFTER_BUILD (or AT_START) is taken by a session fixture of that module from
+    ``after_build(name)`` (``at_start(name)``): otherwise the job runs for nothing and a fixture does the
+    work again."""
     import re
 
+    taker = {"AFTER_BUILD": "after_build", "AT_START": "at_start"}[registry]
     found = {}
     for path in sorted((ROOT / "tests").glob("test_*.py")):
         text = path.read_text(encoding="utf-8")
-        block = re.search(r"^AFTER_BUILD = \{(.*?)\}(?: if [^\n]*)?$", text, re.S | re.M)
+        block = re.search(rf"^{registry} = \{{(.*?)\}}(?: if [^\n]*|  #[^\n]*)?$", text, re.S | re.M)
         if not block:
             continue
         fixtures = re.findall(r'@pytest\.fixture\(scope="session"\)\ndef \w+\(([^)]*)\)[^\n]*\n(.*?)\n\n\n', text, re.S)
-        for name in re.findall(r'"(\w+)": \(', block.group(1)):
-            found[f"{path.name}:{name}"] = any("after_build" in args and f'after_build("{name}")' in body
-                                               for args, body in fixtures)
-    assert found and all(found.values()), f"not taken from after_build(name) by a fixture: {[n for n, ok in found.items() if not ok]}"
-    assert {"test_browser.py:visit", "test_browser.py:visit_rest", "test_course.py:pdf_editions"} <= set(found)
+        for name in re.findall(entry, block.group(1)):
+            found[f"{path.name}:{name}"] = any(taker in args and f'{taker}("{name}")' in body for args, body in fixtures)
+    assert found and all(found.values()), f"not taken from {taker}(name) by a fixture: {[n for n, ok in found.items() if not ok]}"
+    assert known <= set(found), found
+
+
+def test_a_module_s_at_start_job_starts_with_the_session_without_the_build(tmp_path):
+    """tests/conftest.py runs a test module's AT_START work as the session begins, in a folder of its own,
+    while the build it does not need is still running; a name no module registered fails naming it."""
+    import conftest
+
+    jobs, built, order = background.Background(), threading.Event(), []
+
+    def build():
+        built.wait(30)
+        order.append("build")
+        return tmp_path, subprocess.CompletedProcess([], 0)
+
+    def early(tmp, config):
+        order.append("early")
+        assert tmp.is_dir() and not list(tmp.iterdir())
+        return "ran"
+
+    schedule = conftest.Schedule(jobs, build, {}, {"early": early})
+    schedule.start({"built_site", "early"}, [], _Config())
+    assert jobs.jobs["early"].result(30) == "ran" and order == ["early"], order  # the build still waits
+    built.set()
+    jobs.wait("build")
+    assert order == ["early", "build"], order
+    with pytest.raises(LookupError, match="'nameless'.*AT_START"):
+        schedule.at_start("nameless", _Config())
 
 
 def test_a_scratch_build_asked_for_twice_at_once_is_built_once(tmp_path):
