@@ -8,8 +8,9 @@ fixture then waits for its job's result. So are the clean scratch builds (``Scra
 the work a test module names in its ``AFTER_BUILD`` (the browser visits, the PDF editions): each such job
 starts as soon as the strict build is done, so the visits, which mostly wait on Chromium, overlap the
 reader machines instead of following them on one core. The work a module names in its ``AT_START`` (the
-runs of bad blocks, which need no site) starts as the session begins, off pytest's own thread, whose
-tests run one at a time. Tests that wait for a job run after those that do not
+runs of bad blocks, the third-language build, the builds with and without the caches: the heaviest
+checks that need no strict build) starts as the session begins, off pytest's own thread, whose tests
+run one at a time; its test then asks for the result. Tests that wait for a job run after those that do not
 (``pytest_collection_modifyitems``), the build's and the browser's before the snippet ones.
 
 ``--quick`` (``./run test --quick``): the contributor's loop. Only the first reader machine of
@@ -64,7 +65,8 @@ SITE_DIRS: list[Path] = []  # built sites, removed when pytest ends
 # fixture name -> (its work: fn(site, tmp, config), the job it waits for first or None): the test modules'
 # AFTER_BUILD, read when they are collected; each runs as a background job once the strict build is done
 AFTER_BUILD: dict[str, tuple[Callable, str | None]] = {}
-# fixture name -> its work, fn(tmp, config): the test modules' AT_START, each a background job from the start
+# job name -> its work, fn(tmp, scratch): the test modules' AT_START, each a background job from the start
+# (``scratch()``: the session's ScratchBuilds, for the work that copies a built project)
 AT_START: dict[str, Callable] = {}
 
 
@@ -130,9 +132,9 @@ class Schedule:
     jobs read (tests/shared_process.py)."""
 
     def __init__(self, jobs: Background, strict_build: Callable, registry: dict[str, tuple[Callable, str | None]],
-                 at_once: dict[str, Callable] | None = None):
+                 at_once: dict[str, Callable] | None = None, scratch: Callable | None = None):
         self.jobs, self.strict_build, self.registry = jobs, strict_build, registry
-        self.at_once = {} if at_once is None else at_once
+        self.at_once, self.scratch = ({} if at_once is None else at_once), scratch
 
     def start(self, needs: set[str], variants: list[str], config=None) -> None:
         if "built_site" in needs:
@@ -151,12 +153,13 @@ class Schedule:
                 self.jobs.start(name, self.after_build, name, config)
 
     def at_start(self, name: str, config) -> object:
-        """Job ``name`` of a test module's ``AT_START``: its work, in a folder of its own, needing no build."""
+        """Job ``name`` of a test module's ``AT_START``: its work, in a folder of its own; it waits for no
+        build unless it asks ``scratch()`` for one."""
         if name not in self.at_once:
             raise LookupError(f"no test module collected names {name!r} in its AT_START")
         tmp = Path(tempfile.mkdtemp(prefix=f"residual-notes-{name}-"))
         SITE_DIRS.append(tmp)
-        return self.at_once[name](tmp, config)
+        return self.at_once[name](tmp, self.scratch)
 
     def after_build(self, name: str, config) -> object:
         """Job ``name`` of a test module's ``AFTER_BUILD``: once the strict build (and the job it follows,
@@ -174,7 +177,7 @@ class Schedule:
         return fn(site, tmp, config)
 
 
-SCHEDULE = Schedule(BACKGROUND, _strict_build, AFTER_BUILD, AT_START)
+SCHEDULE = Schedule(BACKGROUND, _strict_build, AFTER_BUILD, AT_START, lambda: _scratch())
 
 
 def _whole_suite(config) -> bool:

@@ -200,11 +200,13 @@ def _rebuild(config: Path, site: Path, rounds: int) -> list[dict]:
     return [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
 
 
-def test_a_build_with_the_caches_is_byte_identical_to_one_without(scratch_builds, tmp_path):
+def _caches_compared(tmp_path: Path, scratch) -> None:
     """The cold build with the caches is the session's clean ``-f`` build (tests/conftest.py); the one
     without them starts from that build's other caches (fonts, templates, notebooks), not its blocks.
     The warm one is two builds in one process, as ``mkdocs serve`` makes them: the first with the
-    highlighted blocks from disk, the second reusing every page's conversion and search entries."""
+    highlighted blocks from disk, the second reusing every page's conversion and search entries. An
+    ``AT_START`` job (off pytest's own thread); an assertion that fails here fails the test below."""
+    scratch_builds = scratch()
     cold = scratch_builds.site("other-cwd")
     cached = scratch_builds.project("other-cwd") / "mkdocs.yml"
     plain = scratch_builds.warm_copy(tmp_path / "plain", without=("highlight",))
@@ -226,6 +228,18 @@ def test_a_build_with_the_caches_is_byte_identical_to_one_without(scratch_builds
     for label, site in (("cold", cold), ("warm, rebuilt in one process", tmp_path / "site-warm")):
         diff = _differences(tmp_path / "site-plain", site)
         assert not diff, f"the {label} build with {', '.join(CACHE_HOOKS)} differs from one without them: {diff[:10]}"
+
+
+AT_START = {"caches_compared": _caches_compared}  # tests/conftest.py starts it with the session
+
+
+@pytest.fixture(scope="session")
+def caches_compared(at_start):
+    return lambda: at_start("caches_compared")
+
+
+def test_a_build_with_the_caches_is_byte_identical_to_one_without(caches_compared):
+    caches_compared()
 
 
 # --------------------------------------------------------------------------- a serve reload reuses what did not change

@@ -199,7 +199,7 @@ HANGING = {"never-ends", "never-ends-threads"}
 SPIN_CPU, SPIN_WALL = 3, 240
 
 
-def _bad_run(tmp: Path, config) -> dict:
+def _bad_run(tmp: Path, scratch) -> dict:
     """The bad blocks run by the runner: an ``AT_START`` job (tests/conftest.py), off pytest's own thread."""
     folder = tmp / "bad-snippets"
     folder.mkdir()
@@ -767,7 +767,7 @@ CODEBLOCKS = {
 }
 
 
-def _codeblocks_runs(tmp: Path, config) -> dict:
+def _codeblocks_runs(tmp: Path, scratch) -> dict:
     """``pytest --codeblocks`` over the bad blocks: an ``AT_START`` job (tests/conftest.py), off pytest's own
     thread. The block that spins runs beside the others, with a wall limit no loaded machine reaches first
     (under the whole suite it was given less than 3 CPU s in 12 s and stopped by the clock: CI, 3 Dec); the

@@ -15,6 +15,9 @@ import re
 import shutil
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
 
 from hooks import site_facts
 from tools import built_site as checks
@@ -40,9 +43,11 @@ def _add_language(config_text: str) -> str:
     return config_text[:m.end()].rstrip("\n") + "\n" + new + config_text[m.end():]
 
 
-def test_a_third_language_is_configuration_and_content_only(scratch_builds, tmp_path):
+def _third_language(tmp_path: Path, scratch) -> None:
+    """The whole check, an ``AT_START`` job (tests/conftest.py): it waits for the clean scratch build it
+    copies, off pytest's own thread; an assertion that fails here fails the test below."""
     assert NEW not in SITE.languages
-    config = scratch_builds.warm_copy(tmp_path / "project")  # the clean build's caches (tests/conftest.py)
+    config = scratch().warm_copy(tmp_path / "project")  # the clean build's caches (tests/conftest.py)
     root = config.parent
     config.write_text(_add_language(config.read_text(encoding="utf-8")), encoding="utf-8")
     shutil.copytree(root / "docs" / SOURCE, root / "docs" / NEW)
@@ -72,3 +77,15 @@ def test_a_third_language_is_configuration_and_content_only(scratch_builds, tmp_
         problems += check(site, facts)
     assert not problems, "\n".join(problems[:30])
     assert (site / NEW / "search" / "search_index.json").exists()
+
+
+AT_START = {"third_language": _third_language}  # tests/conftest.py starts it with the session
+
+
+@pytest.fixture(scope="session")
+def third_language(at_start):
+    return lambda: at_start("third_language")
+
+
+def test_a_third_language_is_configuration_and_content_only(third_language):
+    third_language()

@@ -259,7 +259,8 @@ def test_a_module_s_after_build_job_starts_once_the_build_is_done_follows_its_la
 
 @pytest.mark.parametrize("registry, entry, known", [
     ("AFTER_BUILD", r'"(\w+)": \(', {"test_browser.py:visit", "test_browser.py:visit_rest", "test_course.py:pdf_editions"}),
-    ("AT_START", r'"(\w+)": _', {"test_failures.py:bad_run", "test_failures.py:codeblocks_runs"}),
+    ("AT_START", r'"(\w+)": _', {"test_failures.py:bad_run", "test_failures.py:codeblocks_runs",
+                                  "test_new_language.py:third_language", "test_build_speed.py:caches_compared"}),
 ])
 def test_every_early_job_is_the_work_of_the_fixture_of_its_name(registry, entry, known):
     """A name in a module's AFTER_BUILD (or AT_START) is taken by a session fixture of that module from
@@ -283,7 +284,8 @@ def test_every_early_job_is_the_work_of_the_fixture_of_its_name(registry, entry,
 
 def test_a_module_s_at_start_job_starts_with_the_session_without_the_build(tmp_path):
     """tests/conftest.py runs a test module's AT_START work as the session begins, in a folder of its own,
-    while the build it does not need is still running; a name no module registered fails naming it."""
+    while the build it does not need is still running; an assertion that fails in it reaches whoever asks
+    for its result (the test); a name no module registered fails naming it."""
     import conftest
 
     jobs, built, order = background.Background(), threading.Event(), []
@@ -293,17 +295,22 @@ def test_a_module_s_at_start_job_starts_with_the_session_without_the_build(tmp_p
         order.append("build")
         return tmp_path, subprocess.CompletedProcess([], 0)
 
-    def early(tmp, config):
+    def early(tmp, scratch):
         order.append("early")
         assert tmp.is_dir() and not list(tmp.iterdir())
         return "ran"
 
-    schedule = conftest.Schedule(jobs, build, {}, {"early": early})
-    schedule.start({"built_site", "early"}, [], _Config())
+    def broken(tmp, scratch):
+        raise AssertionError("the check inside the job failed")
+
+    schedule = conftest.Schedule(jobs, build, {}, {"early": early, "broken": broken})
+    schedule.start({"built_site", "early", "broken"}, [], _Config())
     assert jobs.jobs["early"].result(30) == "ran" and order == ["early"], order  # the build still waits
     built.set()
     jobs.wait("build")
     assert order == ["early", "build"], order
+    with pytest.raises(AssertionError, match="the check inside the job failed"):  # what its test then shows
+        jobs.result("broken", lambda: None)
     with pytest.raises(LookupError, match="'nameless'.*AT_START"):
         schedule.at_start("nameless", _Config())
 
