@@ -282,10 +282,11 @@ def test_every_early_job_is_the_work_of_the_fixture_of_its_name(registry, entry,
     assert known <= set(found), found
 
 
-def test_a_module_s_at_start_job_starts_with_the_session_without_the_build(tmp_path):
-    """tests/conftest.py runs a test module's AT_START work as the session begins, in a folder of its own,
-    while the build it does not need is still running; an assertion that fails in it reaches whoever asks
-    for its result (the test); a name no module registered fails naming it."""
+def test_a_module_s_at_start_job_follows_a_strict_build_if_one_runs_and_needs_none(tmp_path):
+    """tests/conftest.py runs a test module's AT_START work as the session begins, in a folder of its own:
+    after the strict build when one was started (the browser's jobs wait for that build; the early jobs must
+    not slow it), at once when none was (run alone, it needs none). An assertion that fails in it reaches
+    whoever asks for its result (the test); a name no module registered fails naming it."""
     import conftest
 
     jobs, built, order = background.Background(), threading.Event(), []
@@ -305,14 +306,18 @@ def test_a_module_s_at_start_job_starts_with_the_session_without_the_build(tmp_p
 
     schedule = conftest.Schedule(jobs, build, {}, {"early": early, "broken": broken})
     schedule.start({"built_site", "early", "broken"}, [], _Config())
-    assert jobs.jobs["early"].result(30) == "ran" and order == ["early"], order  # the build still waits
+    time.sleep(0.3)
+    assert order == [] and "early" in jobs.unfinished(), order  # waiting for the build
     built.set()
-    jobs.wait("build")
-    assert order == ["early", "build"], order
+    assert jobs.jobs["early"].result(30) == "ran" and order == ["build", "early"], order
     with pytest.raises(AssertionError, match="the check inside the job failed"):  # what its test then shows
         jobs.result("broken", lambda: None)
     with pytest.raises(LookupError, match="'nameless'.*AT_START"):
         schedule.at_start("nameless", _Config())
+
+    alone = background.Background()  # `pytest tests/test_failures.py`: no strict build is started
+    conftest.Schedule(alone, build, {}, {"early": early}).start({"early"}, [], _Config())
+    assert alone.jobs["early"].result(30) == "ran" and "build" not in alone.jobs
 
 
 def test_a_scratch_build_asked_for_twice_at_once_is_built_once(tmp_path):
