@@ -1,8 +1,8 @@
 """What a ``mkdocs serve`` reload does, without the server: load the config and build, again, in one process.
 
 ``mkdocs serve`` rebuilds in the process that built first, so what the hooks keep in memory
-(``hooks/render_cache.py``, ``hooks/search_cache.py``, the compiled templates) serves the next
-build. This runs that loop for the tests and for profiling: ``--rounds`` builds of ``-f`` into
+(``hooks/render_cache.py``, ``hooks/search_cache.py``, ``hooks/glightbox_cache.py``, the compiled
+templates) serves the next build. This runs that loop for the tests and for profiling: ``--rounds`` builds of ``-f`` into
 ``-d`` (``--strict``), each after appending a line to the first code block of ``--edit`` (a
 snippet; the edit is undone at the end). It prints one JSON line per build: its CPU seconds and
 what the caches reused.
