@@ -26,7 +26,6 @@ import functools
 import hashlib
 import json
 import logging
-import os
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
