@@ -26,6 +26,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -121,7 +122,29 @@ class SnippetRuns:
         return BACKGROUND.result(name, self._run, labels)[variant]
 
 
-_SESSION: dict[str, object] = {}  # the session's SnippetRuns ("snippets") and ScratchBuilds ("scratch")
+class Shared:
+    """The session's shared objects, each made once, by whichever thread asks first: its SnippetRuns
+    (``"snippets"``), its ScratchBuilds (``"scratch"``). Under a lock, because several threads ask at the
+    same moment: the scratch prefetch and every AT_START job start when the strict build ends. Two
+    ScratchBuilds made at once are two folders, and a warm copy then looked for the ``.cache`` of a
+    ``root`` project that the other one had built (an official CI run of c1c5b0d: FileNotFoundError)."""
+
+    def __init__(self):
+        self._made: dict[str, object] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: str, make: Callable[[], object]) -> object:
+        with self._lock:
+            if key not in self._made:
+                self._made[key] = make()
+            return self._made[key]
+
+    def made(self, key: str) -> object | None:
+        """``key``'s object if one was made, else None."""
+        return self._made.get(key)
+
+
+_SESSION = Shared()
 
 
 class Schedule:
@@ -140,7 +163,7 @@ class Schedule:
         if "built_site" in needs:
             self.jobs.start("build", self.strict_build)
         if "snippet_runs" in needs:
-            _SESSION.setdefault("snippets", SnippetRuns(variants)).start()
+            _SESSION.get("snippets", lambda: SnippetRuns(variants)).start()
         if "codeblocks_run" in needs:
             self.jobs.start("codeblocks", _codeblocks)
         if "scratch_builds" in needs:
@@ -391,11 +414,12 @@ def _prefetch_scratch() -> None:
 
 def _scratch() -> ScratchBuilds:
     """The session's scratch builds (one set, its folder removed when pytest ends)."""
-    if "scratch" not in _SESSION:
+    def make() -> ScratchBuilds:
         tmp = Path(tempfile.mkdtemp(prefix="residual-notes-scratch-builds-"))
         SITE_DIRS.append(tmp)
-        _SESSION["scratch"] = ScratchBuilds(tmp, BACKGROUND)
-    return _SESSION["scratch"]
+        return ScratchBuilds(tmp, BACKGROUND)
+
+    return _SESSION.get("scratch", make)
 
 
 @pytest.fixture(scope="session")
@@ -405,7 +429,7 @@ def scratch_builds() -> ScratchBuilds:
 
 @pytest.fixture(scope="session")
 def snippet_runs() -> SnippetRuns:
-    return _SESSION.setdefault("snippets", SnippetRuns())
+    return _SESSION.get("snippets", SnippetRuns)
 
 
 @pytest.fixture(scope="session")
@@ -429,7 +453,8 @@ def pytest_unconfigure(config):
 def pytest_terminal_summary(terminalreporter):
     if SNIPPET_SECONDS:
         terminalreporter.section("snippet runs per reader machine")
-        by_codeblocks = _SESSION["snippets"].codeblocks if "snippets" in _SESSION else False
+        runs = _SESSION.made("snippets")
+        by_codeblocks = runs.codeblocks if runs is not None else False
         for label, seconds in SNIPPET_SECONDS.items():
             how = ("pytest --codeblocks, 1 block at a time" if by_codeblocks and label == NATIVE
                    else f"{snippets.VARIANTS[label].workers} block(s) at a time")

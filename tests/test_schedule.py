@@ -341,6 +341,35 @@ def test_a_scratch_build_asked_for_twice_at_once_is_built_once(tmp_path):
     assert calls == ["root", "other-cwd", "properdocs"], calls
 
 
+def test_the_session_s_scratch_builds_are_one_set_when_its_jobs_ask_at_the_same_moment():
+    """The scratch prefetch and the AT_START jobs all start when the strict build ends, and each asks for
+    the session's ScratchBuilds: one is made, whichever asks first (two were two folders, and a warm copy
+    looked for the ``.cache`` of a ``root`` build made in the other: an official CI run failed so)."""
+    import conftest
+
+    shared, made, ready = conftest.Shared(), [], threading.Barrier(6)
+
+    def make():
+        made.append(threading.get_ident())
+        time.sleep(0.2)  # mkdtemp and the ScratchBuilds take time: the others ask meanwhile
+        return object()
+
+    got = []
+
+    def ask():
+        ready.wait(10)
+        got.append(shared.get("scratch", make))
+
+    threads = [threading.Thread(target=ask) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    assert len(made) == 1, f"{len(made)} ScratchBuilds were made for one session"
+    assert len(got) == 6 and len({id(g) for g in got}) == 1 and shared.made("scratch") is got[0]
+    assert shared.made("snippets") is None
+
+
 def test_a_jobs_cpu_seconds_count_the_processes_it_starts():
     """The session summary's CPU seconds (maintainers read them to find the time): a job is charged for
     the processes it starts, exactly (the kernel's cgroup accounting), and not for another job's."""
