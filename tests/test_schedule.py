@@ -341,33 +341,52 @@ def test_a_scratch_build_asked_for_twice_at_once_is_built_once(tmp_path):
     assert calls == ["root", "other-cwd", "properdocs"], calls
 
 
-def test_the_session_s_scratch_builds_are_one_set_when_its_jobs_ask_at_the_same_moment():
-    """The scratch prefetch and the AT_START jobs all start when the strict build ends, and each asks for
-    the session's ScratchBuilds: one is made, whichever asks first (two were two folders, and a warm copy
-    looked for the ``.cache`` of a ``root`` build made in the other: an official CI run failed so)."""
-    import conftest
-
-    shared, made, ready = conftest.Shared(), [], threading.Barrier(6)
+def _asked_at_once(shared, askers: int = 6) -> tuple[int, list[object]]:
+    """``askers`` threads ask ``shared`` for "scratch" at the same moment: how many were made, what each got."""
+    made, got, ready = [], [], threading.Barrier(askers)
 
     def make():
         made.append(threading.get_ident())
         time.sleep(0.2)  # mkdtemp and the ScratchBuilds take time: the others ask meanwhile
         return object()
 
-    got = []
-
     def ask():
         ready.wait(10)
         got.append(shared.get("scratch", make))
 
-    threads = [threading.Thread(target=ask) for _ in range(6)]
+    threads = [threading.Thread(target=ask) for _ in range(askers)]
     for t in threads:
         t.start()
     for t in threads:
         t.join(10)
-    assert len(made) == 1, f"{len(made)} ScratchBuilds were made for one session"
+    return len(made), got
+
+
+def test_the_session_s_scratch_builds_are_one_set_when_its_jobs_ask_at_the_same_moment():
+    """The scratch prefetch and the AT_START jobs all start when the strict build ends, and each asks for
+    the session's ScratchBuilds: one is made, whichever asks first (two were two folders, and a warm copy
+    looked for the ``.cache`` of a ``root`` build made in the other: an official CI run failed so)."""
+    import conftest
+
+    shared = conftest.Shared()
+    made, got = _asked_at_once(shared)
+    assert made == 1, f"{made} ScratchBuilds were made for one session"
     assert len(got) == 6 and len({id(g) for g in got}) == 1 and shared.made("scratch") is got[0]
     assert shared.made("snippets") is None
+
+
+def test_without_its_lock_the_session_s_objects_are_made_twice():
+    """The mutation of the test above: ``Shared.get`` without its lock, as the session's dict was."""
+    import conftest
+
+    class Unlocked(conftest.Shared):
+        def get(self, key, make):
+            if key not in self._made:
+                self._made[key] = make()
+            return self._made[key]
+
+    made, got = _asked_at_once(Unlocked())
+    assert made > 1 and len({id(g) for g in got}) > 1, "the check above could not fail"
 
 
 def test_a_jobs_cpu_seconds_count_the_processes_it_starts():
