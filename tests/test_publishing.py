@@ -407,6 +407,27 @@ def test_compat_reports_a_block_that_prints_something_different(tmp_path):
         assert "| 3.11.9 |" in text and "| 3.12.9 |" in text and "| 2.0 |" in text
 
 
+def test_compat_names_each_set_of_differing_blocks_once_with_every_python_it_differs_on(tmp_path):
+    """Three Pythons with the newest releases differ on the same block: one note names the three, and the
+    version numbers' explanation is said once; another set of blocks on another Python is a note of its own."""
+    result = _compat_fixture(tmp_path)
+    env = result["environments"][0]
+    same, differs = env["outcomes"]
+    differs = {**differs, "name": "snippets/home/versions.md:1"}  # the block that prints the version numbers
+    env = {**env, "outcomes": [same, differs]}
+    result["environments"] = [
+        {**env, "python": python, "versions": {**env["versions"], "python": f"{python}.9"}} for python in ("3.11", "3.12")]
+    result["environments"].append({**env, "python": "3.13", "set": "pinned", "outcomes": [differs, differs]})
+    for lang in SITE.languages:
+        lab = compat._labels(lang)
+        text = compat.table(lang, result)
+        newest = lab["env_name"].format(python=lab["pythons_join"].join(["3.11", "3.12"]), set=lab["set"]["newest"])
+        pinned = lab["env_name"].format(python="3.13", set=lab["set"]["pinned"])
+        assert text.count(lab["differs"].format(env=newest, names=f"`{differs['name']}`")) == 1, text
+        assert lab["differs"].format(env=pinned, names=f"`{differs['name']}`, `{differs['name']}`") in text, text
+        assert text.count(differs["name"]) == 3 and text.count(lab["versions_note"]) == 1, text
+
+
 def test_a_compat_table_that_says_other_than_its_results_fails_naming_the_file(tmp_path):
     """The mutation the audit made: "1 of 2" -> "2 of 2" and the list of differing blocks replaced by
     the sentence that none differs; in the file, and on the built page."""

@@ -298,7 +298,7 @@ def table(lang: str, result: dict) -> str:
     pages = result["pages"]
     cells = [_torch_cell(lab, pages[d], pages["torch_build"]) if d == "torch" else pages[d] for d in PACKAGES]
     rows.append(f"| {pages['python']} | {lab['set']['pages']} | " + " | ".join(cells) + f" | {lab['pages_same']} |")
-    notes = []
+    notes, differ = [], {}  # (set, blocks) -> the Pythons whose environment of that set differs on them
     for row in result["environments"]:
         name = lab["env_name"].format(python=row["python"], set=lab["set"][row["set"]])
         if row["error"]:
@@ -314,10 +314,15 @@ def table(lang: str, result: dict) -> str:
         count = lab["count"].format(same=total - len(differing), total=total)
         rows.append(f"| {v['python']} | {lab['set'][row['set']]} | " + " | ".join(cells) + f" | {count} |")
         if differing:
-            note = lab["differs"].format(env=name, names=", ".join(f"`{n}`" for n in differing))
-            if any(n.startswith("snippets/home/versions.md") for n in differing):
-                note += lab["versions_note"]
-            notes.append(note)
+            differ.setdefault((row["set"], tuple(differing)), []).append(row["python"])
+    explained = False
+    for (kind, differing), pythons in differ.items():  # one note per set of blocks, in the rows' order
+        env = lab["env_name"].format(python=lab["pythons_join"].join(pythons), set=lab["set"][kind])
+        note = lab["differs"].format(env=env, names=", ".join(f"`{n}`" for n in differing))
+        if not explained and any(n.startswith("snippets/home/versions.md") for n in differing):
+            note += lab["versions_note"]  # once: it says the same of every environment
+            explained = True
+        notes.append(note)
     measured = [r for r in result["environments"] if not r["error"]] or result["environments"]
     summary = lab["summary"].format(when=_dates(measured), machine=result["machine"])
     if not any(n for n in notes if n):
