@@ -226,6 +226,10 @@ def _send(w: int, message: list[str]) -> None:
 def _run_forked(item, runtest, timeout: float, wall: float) -> None:
     folder = Path(tempfile.mkdtemp(prefix=f"codeblock-{os.getpid()}-"))
     r, w = os.pipe()
+    # Before the fork: the child starts its wall clock after this, so a block it stops at ``wall`` seconds has
+    # run that long by this clock too, however late this process runs again after the fork (on a loaded machine
+    # that was over a second, and the stop read as a crash).
+    start = time.monotonic()
     pid = os.fork()
     if pid == 0:  # the child never returns into pytest
         try:
@@ -234,7 +238,6 @@ def _run_forked(item, runtest, timeout: float, wall: float) -> None:
         finally:
             os._exit(0)
     os.close(w)
-    start = time.monotonic()
     chunks, status, deadline = [], None, start + wall + 10
     try:
         while status is None:
