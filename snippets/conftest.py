@@ -227,8 +227,8 @@ def _run_forked(item, runtest, timeout: float, wall: float) -> None:
     folder = Path(tempfile.mkdtemp(prefix=f"codeblock-{os.getpid()}-"))
     r, w = os.pipe()
     # Before the fork: the child starts its wall clock after this, so a block it stops at ``wall`` seconds has
-    # run that long by this clock too, however late this process runs again after the fork (on a loaded machine
-    # that was over a second, and the stop read as a crash).
+    # run that long by this clock too, however late this process runs again after the fork (taken after it, a
+    # stop read as a crash when this process ran again 1.5 s late, as a loaded machine can make it).
     start = time.monotonic()
     pid = os.fork()
     if pid == 0:  # the child never returns into pytest

@@ -835,7 +835,7 @@ def test_pytest_codeblocks_cannot_hang_or_pass_vacuously(codeblocks_runs):
     said = {run: re.findall(r"^.*b-waits\.md::line 1: .*$", text, re.M) for run, text in outs.items()}
     assert f"b-waits.md::line 1: the block did not finish within {3 * WALL_FACTOR} s and was stopped" in out, said["rest"]
     assert "b-waits.md::line 1: the block did not finish within 5 s and was stopped" in outs["waits"], said["waits"]
-    # a stop by the clock is named so, however late pytest runs again after the fork (CI, 4 Dec: it read as a crash)
+    # a stop by the clock is named so, however late pytest runs again after the fork (taken after it, it read as a crash)
     assert "b-waits.md::line 1: the block did not finish within 3 s and was stopped" in outs["late"], said["late"]
     assert "d-space.md:1: fence info string '``` python'" in out and "f-unclosed.md:1: the fence" in out
     assert re.search(r"^PASSED snippets/h-good.md::line 1", out, re.M) and re.search(r"^PASSED snippets/g-orphan", out, re.M)

@@ -408,8 +408,8 @@ def test_compat_reports_a_block_that_prints_something_different(tmp_path):
 
 
 def test_compat_names_each_set_of_differing_blocks_once_with_every_python_it_differs_on(tmp_path):
-    """Three Pythons with the newest releases differ on the same block: one note names the three, and the
-    version numbers' explanation is said once; another set of blocks on another Python is a note of its own."""
+    """Two Pythons with the newest releases differ on the same block: one note names both, and the version
+    numbers' explanation is said once; another set of blocks on another Python and set is a note of its own."""
     result = _compat_fixture(tmp_path)
     env = result["environments"][0]
     same, differs = env["outcomes"]
