@@ -2,8 +2,8 @@
 tests/test_build.py on the built site): each breaks the promise on a small fixture and asserts the
 check fails naming the file.
 
-The other rows of the README's "What the tests protect" table have theirs beside the test they
-break (the README's table names each one).
+The other rows of the "What the tests protect" table (docs-dev/test-suite.md) have theirs beside the
+test they break (the table names each one).
 """
 
 from __future__ import annotations
@@ -95,21 +95,21 @@ def test_without_the_math_hook_the_build_test_names_the_page_with_raw_tex(tmp_pa
         test_build.test_math_is_mathml_and_no_tex_is_left(tmp_path)
 
 
-def test_every_row_of_the_readmes_table_names_mutation_tests_that_exist():
-    """The README's "What the tests protect": each promise names at least one mutation test, and each
-    named test is a test function of that module."""
-    readme = (SITE.root / "README.md").read_text(encoding="utf-8")
+def test_every_row_of_the_promise_table_names_mutation_tests_that_exist():
+    """docs-dev/test-suite.md, "What the tests protect": each promise names at least one mutation test, and
+    each named test is a test function of that module."""
+    readme = (SITE.root / "docs-dev" / "test-suite.md").read_text(encoding="utf-8")
     table = readme.split("## What the tests protect", 1)[1].split("\n## ", 1)[0]
     rows = [line for line in table.splitlines() if line.startswith("| ") and not line.startswith("| promise |")]
-    assert len(rows) >= 10, f"README.md: the table of promises has {len(rows)} rows"
+    assert len(rows) >= 10, f"docs-dev/test-suite.md: the table of promises has {len(rows)} rows"
     problems = []
     for row in rows:
         cells = [c.strip() for c in row.strip("|").split(" | ")]
         named = re.findall(r"`(test_\w+)::(test_\w+)`", cells[-1]) if len(cells) == 3 else []
         if not named:
-            problems.append(f"README.md: the promise {cells[0][:60]!r}… names no mutation test")
+            problems.append(f"docs-dev/test-suite.md: the promise {cells[0][:60]!r}… names no mutation test")
         for module, test in named:
             path = SITE.root / "tests" / f"{module}.py"
             if not path.is_file() or not re.search(rf"^(?:async )?def {test}\(", path.read_text(encoding="utf-8"), re.M):
-                problems.append(f"README.md: {module}::{test} is no test in tests/{module}.py")
+                problems.append(f"docs-dev/test-suite.md: {module}::{test} is no test in tests/{module}.py")
     assert not problems, "\n".join(problems)
