@@ -174,7 +174,7 @@ def _sampled(sp: SitePage) -> bool:
     """Pages where the switcher is really clicked: the home page, the chapters and one notebook
     (the switcher's links are checked on every page)."""
     first_notebook = min((q.src for q in PAGES if q.src.startswith(notebooks.FOLDER + "/")), default=None)
-    return sp.src in ("index.md", first_notebook) or sp.src in {f"{s}.md" for s in notebooks.chapters(sp.lang)}
+    return sp.src in ("index.md", first_notebook) or sp.src in {f"{s}.md" for s in sources.chapters(sp.lang)}
 
 
 @dataclass

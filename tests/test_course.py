@@ -19,7 +19,7 @@ from pathlib import Path
 
 from hooks import pdf_link, site_facts
 from tools import built_site as checks
-from tools import html_scan, notebooks
+from tools import html_scan, notebooks, sources
 from tools.browser import NO_CHROMIUM, browser_decision
 
 SITE = site_facts.load()
@@ -32,7 +32,7 @@ def test_every_notebook_opens_in_colab_from_a_tracked_file(built_site):
 
 def _one_chapter(site: Path, dest: Path) -> tuple[Path, str, Path, Path]:
     """A copy of one chapter page and its notebook page: (site, notebook path, chapter html, notebook html)."""
-    lang, slug = SITE.default, notebooks.chapters()[0]
+    lang, slug = SITE.default, sources.chapters()[0]
     out = []
     for page in (f"{slug}.md", f"notebooks/{slug}.ipynb"):
         rel = SITE.url_of(lang, page)
@@ -80,7 +80,7 @@ def test_the_first_cell_says_the_pins_and_how_to_install_them_in_colab(tmp_path)
         text = notebooks.setup_text(lang)
         assert f"%pip install torch=={pins['torch']} --index-url {notebooks.TORCH_CPU_INDEX}" in text
         assert all(f"{dist}=={version}" in text for dist, version in pins.items())
-        first = notebooks.build(lang, notebooks.chapters(lang)[0]).cells[0]
+        first = notebooks.build(lang, sources.chapters(lang)[0]).cells[0]
         assert text in first.source, f"the first cell of the {lang} notebook lacks the pins"
     # the pins are read from requirements.txt, not written into the strings: another pin, another cell
     req = (SITE.root / "requirements.txt").read_text(encoding="utf-8")
@@ -408,7 +408,7 @@ def _solution_outputs(lang: str) -> list[str]:
     from tools import exercises, snippets, sources
 
     found = []
-    for slug in notebooks.chapters(lang):
+    for slug in sources.chapters(lang):
         section = exercises.parse((SITE.docs / lang / f"{slug}.md").read_text(encoding="utf-8"))
         for ex in section.exercises if section else []:
             for name in sources.includes(ex.solution):

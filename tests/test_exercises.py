@@ -2,7 +2,7 @@
 CONTRIBUTING "Exercises"), the same in every language, and the chapter's notebook carries them: the
 tasks where the page has them, the solutions with their code and verified outputs at the end.
 
-The chapters are the pages with a notebook (``tools.notebooks.chapters``: every page that includes a
+The chapters are the pages with a notebook (``tools.sources.chapters``: every page that includes a
 snippet, the home page aside), so the glossary and the references need none. The solutions' snippets are
 ordinary snippets (checked on the four reader machines by ``tests/test_snippets.py``); the PDF prints
 them open (``tests/test_course.py``). Each check is shown to fail, naming the page, on a mutated copy of
@@ -19,7 +19,7 @@ from hooks import site_facts
 from tools import exercises, notebooks, snippets, sources
 
 SITE = site_facts.load()
-CHAPTERS = notebooks.chapters()
+CHAPTERS = sources.chapters()
 EXAMPLE = "why-depth-is-hard"  # CONTRIBUTING's worked example
 
 

@@ -63,3 +63,61 @@ def test_a_module_missing_from_the_map_or_a_listed_path_that_is_gone_is_named():
     assert "CONTRIBUTING.md: the map lists tools/gone.py, which does not exist" in map_problems(added)
     no_folder = "\n".join(line for line in text.splitlines() if not line.startswith("readme/ "))
     assert "CONTRIBUTING.md: the map does not list the top-level readme/" in map_problems(no_folder)
+
+
+# --------------------------------------------------------------------------- no import cycle
+PACKAGES = ("tools", "hooks")
+
+
+def imports_of(path: Path) -> set[str]:
+    """The modules of tools/ and hooks/ a file imports, anywhere in it (a function's import counts too)."""
+    import ast
+
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            parts = node.module.split(".")
+            if parts[0] in PACKAGES and len(parts) == 1:
+                found |= {f"{parts[0]}.{a.name}" for a in node.names}
+            elif parts[0] in PACKAGES:
+                found.add(".".join(parts[:2]))
+        elif isinstance(node, ast.Import):
+            found |= {".".join(a.name.split(".")[:2]) for a in node.names if a.name.split(".")[0] in PACKAGES}
+    return found
+
+
+def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
+    modules = {f"{pkg}.{p.stem}": p for pkg in PACKAGES for p in (root / pkg).glob("*.py") if p.stem != "__init__"}
+    return {name: imports_of(path) & set(modules) - {name} for name, path in modules.items()}
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Each import cycle once, as the modules on it in import order, starting at the smallest name."""
+    found, seen = [], set()
+
+    def walk(node: str, path: list[str]) -> None:
+        for nxt in sorted(graph.get(node, ())):
+            if nxt in path:
+                ring = path[path.index(nxt):]
+                start = ring.index(min(ring))
+                ring = ring[start:] + ring[:start]
+                if tuple(ring) not in seen:
+                    seen.add(tuple(ring))
+                    found.append(ring)
+            elif len(path) < 12:
+                walk(nxt, path + [nxt])
+
+    for node in sorted(graph):
+        walk(node, [node])
+    return found
+
+
+def test_no_module_of_tools_or_hooks_imports_itself_through_others():
+    found = cycles(import_graph())
+    assert not found, "import cycles: " + "; ".join(" -> ".join(c + [c[0]]) for c in found)
+
+
+def test_an_import_cycle_is_named():
+    graph = import_graph()
+    graph["tools.sources"] = graph["tools.sources"] | {"tools.notebooks"}  # notebooks imports sources
+    assert ["tools.notebooks", "tools.sources"] in cycles(graph)

@@ -26,7 +26,7 @@ import nbformat
 import pytest
 
 from hooks import site_facts
-from tools import kernel_state, notebooks, snippets
+from tools import kernel_state, notebooks, snippets, sources
 
 SITE = site_facts.load()
 ROOT = SITE.root
@@ -60,7 +60,7 @@ def _code_cells(path: Path) -> list[str]:
     return [c.source for c in nb.cells if c.cell_type == "code"]
 
 
-@pytest.mark.parametrize("slug", notebooks.chapters(RUN_LANG))
+@pytest.mark.parametrize("slug", sources.chapters(RUN_LANG))
 def test_both_languages_hold_the_same_code(slug):
     paths = {lang: notebooks.notebook_path(lang, slug) for lang in SITE.languages}
     missing = [_rel(p) for p in paths.values() if not p.exists()]

@@ -180,11 +180,11 @@ def test_built_search_index_holds_no_source_lines(built_site):
 # --------------------------------------------------------------------------- notebook pages (tools/notebooks.py)
 
 from hooks import notebook_figures, site_facts  # noqa: E402
-from tools import notebooks  # noqa: E402
+from tools import notebooks, sources  # noqa: E402
 
 SITE = site_facts.load()
 
-_NOTEBOOKS = [(lang, slug) for lang in SITE.languages for slug in notebooks.chapters(lang)]
+_NOTEBOOKS = [(lang, slug) for lang in SITE.languages for slug in sources.chapters(lang)]
 
 
 def _saved_by(snippet: str, name: str, lang: str) -> bool:

@@ -172,15 +172,13 @@ def differences(texts: dict[str, str], page: str) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from tools import notebooks  # the chapters are the pages with a notebook
-
     parser = argparse.ArgumentParser(prog="python -m tools.exercises", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("pages", nargs="*", help="docs/<lang>/<page>.md (default: every chapter)")
     args = parser.parse_args(argv)
     facts = site_facts.load()
     targets = [Path(p) for p in args.pages] or [facts.docs / lang / f"{slug}.md" for lang in facts.languages
-                                                 for slug in notebooks.chapters(lang)]
+                                                 for slug in sources.chapters(lang)]
     found = []
     for path in targets:
         path = path.resolve()

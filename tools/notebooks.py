@@ -35,7 +35,6 @@ from tools.files import write_atomic
 
 ROOT = site_facts.ROOT
 FOLDER = "notebooks"  # docs/<lang>/notebooks/<slug>.ipynb
-NOT_CHAPTERS = {"index.md"}  # the home page shows the package versions, it is no chapter
 
 _HEADING = re.compile(r"^(?P<hashes>#{1,6})[ \t]+(?P<text>.+?)[ \t]*(?:\{[^}\n]*#(?P<id>[\w-]+)[^}\n]*\})?[ \t]*$")
 _ANNOTATION = re.compile(r"[ \t]*# \(\d+\)!$", re.M)
@@ -77,17 +76,6 @@ def setup_text(lang: str, requirements: Path = ROOT / "requirements.txt") -> str
                "%pip install " + " ".join(f"{dist}=={version}" for dist, version in pins.items()))
     shown = "`" + " ".join(f"{dist}=={version}" for dist, version in {"torch": torch, **pins}.items()) + "`"
     return site_facts.load().text(lang, "notebook_setup").format(pins=shown, install=install)
-
-
-def chapters(lang: str | None = None, docs: Path | None = None) -> list[str]:
-    """Slugs of the pages that get a notebook: top-level pages that include a snippet."""
-    facts = site_facts.load()
-    lang, docs = lang or facts.default, docs or facts.docs
-    found = []
-    for path in sorted((docs / lang).glob("*.md")):
-        if path.name not in NOT_CHAPTERS and sources.includes(path.read_text(encoding="utf-8")):
-            found.append(path.stem)
-    return found
 
 
 def notebook_path(lang: str, slug: str, docs: Path | None = None) -> Path:
@@ -316,7 +304,7 @@ def expected(docs: Path | None = None, snippet_dir: Path = snippets.SNIPPETS) ->
     """Every notebook that should exist, with its content."""
     out = {}
     for lang in site_facts.load().languages:
-        for slug in chapters(lang, docs):
+        for slug in sources.chapters(lang, docs):
             out[notebook_path(lang, slug, docs)] = render(build(lang, slug, docs, snippet_dir))
     return out
 

@@ -15,6 +15,7 @@ _DISPLAY_MATH = re.compile(r"\$\$.+?\$\$|\\\[.+?\\\]", re.S)
 _FIGURE = re.compile(r"assets/(?:figures|diagrams)/[\w./-]+")
 _CITATION = re.compile(r"references\.md#([\w-]+)")
 _HEADING_ID = re.compile(r"^#{1,6} .*\{ *#([\w-]+)", re.M)
+NOT_CHAPTERS = {"index.md"}  # the home page shows the package versions, it is no chapter
 
 
 def pages(lang: str, docs: Path | None = None) -> set[str]:
@@ -49,3 +50,11 @@ def citations(text: str) -> list[str]:
 def heading_ids(text: str) -> list[str]:
     """Explicit heading ids (``## Title { #id }``), in order."""
     return _HEADING_ID.findall(text)
+
+
+def chapters(lang: str | None = None, docs: Path | None = None) -> list[str]:
+    """Slugs of the chapters: top-level pages that include a snippet (each gets a notebook and exercises)."""
+    facts = site_facts.load()
+    lang, docs = lang or facts.default, docs or facts.docs
+    return [path.stem for path in sorted((docs / lang).glob("*.md"))
+            if path.name not in NOT_CHAPTERS and includes(path.read_text(encoding="utf-8"))]
