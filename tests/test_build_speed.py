@@ -8,12 +8,12 @@
   without it give byte-identical sites.
 * ``hooks/provenance.py``: the whole history read once gives, for any set of files, the commit and
   date ``git log -1 -- <files>`` gives (merges included), with two git calls per build.
-* ``hooks/render_cache.py``, ``hooks/search_cache.py`` and ``hooks/glightbox_cache.py``: a ``mkdocs
-  serve`` reload converts, indexes and passes through glightbox again only the pages whose inputs changed (a snippet a snippet includes, the files a link
+* ``hooks/render_cache.py`` and ``hooks/search_cache.py``: a ``mkdocs serve`` reload converts and indexes
+  again only the pages whose inputs changed (a snippet a snippet includes, the files a link
   may point to, the Markdown settings), keeps no page whose conversion warned (so ``--strict`` fails
   on every reload), and gives the site, search index included, byte for byte, that a build with
   empty caches gives; on the whole site, a second build in one process reuses every Markdown page
-  and gives the site a build without the four caches gives. Each upstream detail they rely on fails
+  and gives the site a build without the three caches gives. Each upstream detail they rely on fails
   loudly when it is missing.
 """
 
@@ -188,7 +188,7 @@ def _differences(a: Path, b: Path) -> list[str]:
     return [f for f in files_a if not filecmp.cmp(a / f, b / f, shallow=False)]
 
 
-CACHE_HOOKS = ("highlight_cache", "render_cache", "search_cache", "glightbox_cache")
+CACHE_HOOKS = ("highlight_cache", "render_cache", "search_cache")
 
 
 def _rebuild(config: Path, site: Path, rounds: int) -> list[dict]:
@@ -224,7 +224,6 @@ def _caches_compared(tmp_path: Path, scratch) -> None:
     pages = len(list((cached.parent / "docs").rglob("*.md")))
     assert second["render_cache"] == {"reused": pages, "converted": 0, "not_kept": 0}, second
     assert second["search_cache"]["indexed"] == 0 and second["search_cache"]["reused"] >= pages, second
-    assert second["glightbox_cache"]["passed"] == 0 and second["glightbox_cache"]["reused"] >= 2 * pages, second
     for label, site in (("cold", cold), ("warm, rebuilt in one process", tmp_path / "site-warm")):
         diff = _differences(tmp_path / "site-plain", site)
         assert not diff, f"the {label} build with {', '.join(CACHE_HOOKS)} differs from one without them: {diff[:10]}"
@@ -257,7 +256,7 @@ def before(n):
     for rel in steps[n].get("delete", []):
         (project / rel).unlink()
     if steps[n].get("fresh"):
-        for name, kept in (("render_cache", "_entries"), ("search_cache", "_entries"), ("glightbox_cache", "_results")):
+        for name, kept in (("render_cache", "_entries"), ("search_cache", "_entries")):
             getattr(sys.modules[f"hooks.{name}"], kept).clear()
 
 for record in rebuilds(project / "mkdocs.yml", project / "site", len(steps), before, strict=False):
@@ -279,33 +278,26 @@ markdown_extensions:
 hooks:
   - {hooks}/render_cache.py
   - {hooks}/search_cache.py
-  - {hooks}/glightbox_cache.py
 """
 # (what changes before the build, what the build must report: each cache hook's counts, warnings)
 _RELOADS = [
     ("the first build", {},
      {"render_cache": {"reused": 0, "converted": 3, "not_kept": 1}, "search_cache": {"reused": 0, "indexed": 3},
-      "glightbox_cache": {"reused": 0, "passed": 6},
       "warnings": 1}),
     ("nothing changed", {},
      {"render_cache": {"reused": 2, "converted": 1, "not_kept": 1}, "search_cache": {"reused": 3, "indexed": 0},
-      "glightbox_cache": {"reused": 6, "passed": 0},
       "warnings": 1}),
     ("a snippet included by a snippet changed", {"write": {"snippets/b.md": "B version 2.\n"}},
      {"render_cache": {"reused": 1, "converted": 2, "not_kept": 1}, "search_cache": {"reused": 2, "indexed": 1},
-      "glightbox_cache": {"reused": 4, "passed": 2},
       "warnings": 1}),
     ("the same files, every cache emptied", {"fresh": True},
      {"render_cache": {"reused": 0, "converted": 3, "not_kept": 1}, "search_cache": {"reused": 0, "indexed": 3},
-      "glightbox_cache": {"reused": 0, "passed": 6},
       "warnings": 1}),
     ("the page the home page links to deleted", {"delete": ["docs/other.md"]},
      {"render_cache": {"reused": 0, "converted": 2, "not_kept": 2}, "search_cache": {"reused": 1, "indexed": 1},
-      "glightbox_cache": {"reused": 1, "passed": 3},
       "warnings": 2}),
     ("the Markdown settings changed", {"write": {"mkdocs.yml": "permalink: false"}},
      {"render_cache": {"reused": 0, "converted": 2, "not_kept": 2}, "search_cache": {"reused": 0, "indexed": 2},
-      "glightbox_cache": {"reused": 0, "passed": 4},
       "warnings": 2}),
 ]
 
@@ -354,10 +346,10 @@ def test_a_reload_converts_and_indexes_again_only_what_changed(tmp_path):
 
 
 def _mutant_hooks(tmp_path: Path, hook: str, old: str, new: str) -> Path:
-    """A copy of the three cache hooks (and the package they belong to) with ``old`` replaced in ``hook``."""
+    """A copy of the two cache hooks (and the package they belong to) with ``old`` replaced in ``hook``."""
     hooks = tmp_path / "mutant" / "hooks"
     hooks.mkdir(parents=True)
-    for name in ("__init__.py", "render_cache.py", "search_cache.py", "glightbox_cache.py"):
+    for name in ("__init__.py", "render_cache.py", "search_cache.py"):
         shutil.copy(ROOT / "hooks" / name, hooks / name)
     text = (hooks / f"{hook}.py").read_text(encoding="utf-8")
     assert text.count(old) == 1, f"hooks/{hook}.py no longer holds {old!r}: update the mutation"
@@ -369,9 +361,7 @@ def _mutant_hooks(tmp_path: Path, hook: str, old: str, new: str) -> Path:
     ("render_cache", "all(_digest(p) == d for p, d in entry.inputs.items())", "True", "snippets/b.md"),
     ("render_cache", "page.url, listing, extensions", "page.url, extensions", "build 4 (the page the home page"),
     ("search_cache", "[page.content, page.url", "[page.url", "build 2 (a snippet included"),
-    ("glightbox_cache", 'b"\\0" + text.encode("utf-8")', 'b"\\0"', "build 2 (a snippet included"),
-], ids=["included files not compared", "the build's files not in the key", "the page's HTML not in the key",
-        "glightbox's input not in the key"])
+], ids=["included files not compared", "the build's files not in the key", "the page's HTML not in the key"])
 def test_a_cache_that_misses_a_change_is_caught(tmp_path, hook, old, new, named):
     """Mutation: a cache hook that reuses a page whose input changed. The fixture's check names the build
     and what it did instead (or the file the edit did not reach)."""
@@ -431,56 +421,6 @@ def test_a_search_plugin_without_the_index_the_cache_wraps_fails_naming_it(plugi
     with pytest.raises(PluginError, match=message):
         search_cache.on_page_context({}, page=_stand_in_page(), config=config, nav=None)
 
-
-class _Plugins(dict):
-    """A stand-in for MkDocs' plugin collection: the plugins by name, and each event's methods."""
-
-    def __init__(self, plugins: dict, events=None):
-        super().__init__(plugins)
-        if events is not None:
-            self.events = events
-
-
-class _Glightbox:
-    def on_page_content(self, html, page, config, files):
-        return html
-
-    def on_post_page(self, output, page, config):
-        return output
-
-
-@pytest.mark.parametrize("events, message", [
-    (None, r"keep the methods of each event in a list, config\.plugins\.events\['page_content'\]"),
-    ({"page_content": [], "post_page": []}, r"on_page_content once in config\.plugins\.events\['page_content'\]; "
-                                            "found it 0 times"),
-], ids=["no events lists", "glightbox not in them"])
-def test_a_plugin_collection_without_glightbox_s_methods_fails_naming_them(events, message):
-    """hooks/glightbox_cache.py replaces glightbox's two methods where MkDocs 1.6 calls them; where they are
-    not, the build fails naming what it expected, rather than leave glightbox's work uncached unseen."""
-    from hooks import glightbox_cache
-
-    with pytest.raises(PluginError, match=message):
-        glightbox_cache.on_config(SimpleNamespace(plugins=_Plugins({"glightbox": _Glightbox()}, events)))
-
-
-def test_glightbox_s_methods_are_wrapped_once_in_place_and_keep_their_result():
-    from hooks import glightbox_cache
-
-    plugin = _Glightbox()
-    events = {"page_content": [print, plugin.on_page_content], "post_page": [plugin.on_post_page]}
-    config = SimpleNamespace(plugins=_Plugins({"glightbox": plugin}, events))
-    for _ in range(2):  # i18n runs on_config again for each other language: no second wrapper
-        glightbox_cache.on_config(config)
-    wrapped = events["page_content"][1]
-    assert events["page_content"][0] is print and wrapped.__wrapped__ == plugin.on_page_content
-    assert events["post_page"][0].__wrapped__ == plugin.on_post_page
-    page = SimpleNamespace(file=SimpleNamespace(src_uri="x.md", dest_uri="x/index.html"), url="x/", meta={})
-    site = {"theme": SimpleNamespace(name="material", get=lambda key, default=None: ["navigation.instant"])}
-    before = dict(vars(glightbox_cache.stats))
-    assert [wrapped("<p>a</p>", page=page, config=site, files=None) for _ in range(2)] == ["<p>a</p>"] * 2
-    assert wrapped("<p>b</p>", page=page, config=site, files=None) == "<p>b</p>"
-    counts = {k: v - before[k] for k, v in vars(glightbox_cache.stats).items()}
-    assert counts == {"reused": 1, "passed": 2}, counts
 
 
 # --------------------------------------------------------------------------- work done once per process

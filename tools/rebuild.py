@@ -1,7 +1,7 @@
 """What a ``mkdocs serve`` reload does, without the server: load the config and build, again, in one process.
 
 ``mkdocs serve`` rebuilds in the process that built first, so what the hooks keep in memory
-(``hooks/render_cache.py``, ``hooks/search_cache.py``, ``hooks/glightbox_cache.py``, the compiled
+(``hooks/render_cache.py``, ``hooks/search_cache.py``, the compiled
 templates) serves the next build. This runs that loop for the tests and for profiling: ``--rounds`` builds of ``-f`` into
 ``-d`` (``--strict``), each after appending a line to the first code block of ``--edit`` (a
 snippet; the edit is undone at the end). It prints one JSON line per build: its CPU seconds and
@@ -25,7 +25,7 @@ from pathlib import Path
 from tools.builder import BUILDER
 from tools.files import write_atomic
 
-CACHES = ("render_cache", "search_cache", "glightbox_cache")
+CACHES = ("render_cache", "search_cache")
 
 
 def _counts() -> dict[str, dict[str, int]]:
