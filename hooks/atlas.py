@@ -92,13 +92,23 @@ def problems(atlas: dict, langs: list[str], refs: dict[str, set[str]]) -> list[s
 
 
 def _source(src: dict, strings: dict) -> str:
+    """One compact link per cell: the file and class at the commit read (or the paper's section)."""
     if "unread" in src:
-        return strings["unread"]
-    ref = f"[{src.get('label') or src['ref']}](references.md#{src['ref']})"
+        return f"{strings['unread']}: {src['unread']}"
     if "section" in src:
-        return f"{ref}, {src['section']}"
+        return f"[{src.get('label') or src['ref']}, {src['section']}](references.md#{src['ref']})"
     url = f"https://github.com/{src['repo']}/blob/{src['commit']}/{src['path']}"
-    return f"{ref}: [`{src['path'].rsplit('/', 1)[-1]}`]({url}), `{src['symbol']}` @ `{src['commit'][:7]}`"
+    return f"[`{src['path'].rsplit('/', 1)[-1]}` · `{src['symbol']}` @ `{src['commit'][:7]}`]({url})"
+
+
+def _references(model: dict) -> str:
+    """The references a row's cells were read from, each once, linked to the references page."""
+    seen = {}
+    for cell in model["cells"].values():
+        src = cell["source"]
+        if "ref" in src:
+            seen.setdefault(src["ref"], src.get("label") or src["ref"])
+    return ", ".join(f"[{label}](references.md#{ref})" for ref, label in seen.items())
 
 
 def table(atlas: dict, lang: str) -> str:
@@ -107,11 +117,11 @@ def table(atlas: dict, lang: str) -> str:
     head = [strings["model"], *(columns[k][lang] for k in columns)]
     rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for model in atlas["models"]:
-        cells = [f"**{model['name']}**"]
+        cells = [f"**{model['name']}**<br><small>{_references(model)}</small>"]
         for key in columns:
             cell = model["cells"][key]
             text = str(cell[lang]).strip().replace("|", "\\|").replace("\n", " ")
-            cells.append(f"{text}<br><small>{_source(cell['source'], strings)}</small>")
+            cells.append(f"{text}<br><small class=\"atlas-source\">{_source(cell['source'], strings)}</small>")
         rows.append("| " + " | ".join(cells) + " |")
     return '<div class="atlas" id="atlas-table" markdown>\n\n' + "\n".join(rows) + "\n\n</div>"
 
