@@ -45,6 +45,7 @@ ROOT = SITE.root
 REPO = "https://github.com/residual-notes/residual-notes"
 BLOB = f"{REPO}/blob/main/"
 WORKFLOW = ROOT / ".github" / "workflows" / "pages.yml"
+COMPAT_WORKFLOW = ROOT / ".github" / "workflows" / "compat.yml"
 ACTIONLINT = Path(sys.executable).parent / "actionlint"
 
 
@@ -665,9 +666,49 @@ def _actionlint(path: Path) -> subprocess.CompletedProcess:
     return subprocess.run([str(ACTIONLINT), "-no-color", str(path)], capture_output=True, text=True, cwd=ROOT)
 
 
-def test_pages_workflow_passes_actionlint():
-    proc = _actionlint(WORKFLOW)
-    assert proc.returncode == 0, f"actionlint {WORKFLOW.relative_to(ROOT)}:\n{proc.stdout}{proc.stderr}"
+@pytest.mark.parametrize("workflow", [WORKFLOW, COMPAT_WORKFLOW], ids=lambda p: p.name)
+def test_workflows_pass_actionlint(workflow):
+    proc = _actionlint(workflow)
+    assert proc.returncode == 0, f"actionlint {workflow.relative_to(ROOT)}:\n{proc.stdout}{proc.stderr}"
+
+
+def compat_workflow_problems(text: str, shown: str = ".github/workflows/compat.yml") -> list[str]:
+    """The scheduled measurement: weekly and on demand, the whole ``./run compat``, and its change to
+    compat/results.json opened as a pull request by an action pinned to a commit."""
+    wf = yaml.safe_load(text)
+    on = wf.get(True, wf.get("on")) or {}  # YAML 1.1 reads the key `on` as True
+    problems = []
+    crons = [c.get("cron", "") for c in on.get("schedule") or []]
+    if not any(len(c.split()) == 5 and c.split()[2:4] == ["*", "*"] and c.split()[4] != "*" for c in crons):
+        problems.append(f"{shown}: no weekly schedule (on.schedule cron 'M H * * D'), found {crons}")
+    if "workflow_dispatch" not in on:
+        problems.append(f"{shown}: cannot be run on demand (no on.workflow_dispatch)")
+    steps = [s for job in wf.get("jobs", {}).values() for s in job.get("steps", [])]
+    runs = [s.get("run", "") for s in steps]
+    at = next((i for i, r in enumerate(runs) if re.search(r"^\./run compat(\s+--[a-z-]+)*\s*(\|\||&&|;|$)", r.strip())), None)
+    if at is None:
+        problems.append(f"{shown}: no step runs the whole `./run compat` (every environment, every block)")
+    pr = next((i for i, s in enumerate(steps) if s.get("uses", "").startswith("peter-evans/create-pull-request@")), None)
+    if pr is None or (at is not None and pr < at):
+        problems.append(f"{shown}: no peter-evans/create-pull-request step after the measurement")
+    elif not re.fullmatch(r"peter-evans/create-pull-request@[0-9a-f]{40}", steps[pr]["uses"]):
+        problems.append(f"{shown}: {steps[pr]['uses']} is not pinned to a commit")
+    elif "compat/results.json" not in str(steps[pr].get("with", {}).get("add-paths", "")):
+        problems.append(f"{shown}: the pull request does not add compat/results.json")
+    return problems
+
+
+def test_compat_is_measured_weekly_and_on_demand_and_opened_as_a_pull_request():
+    text = COMPAT_WORKFLOW.read_text(encoding="utf-8")
+    assert compat_workflow_problems(text) == []
+    for old, new, said in (('    - cron: "17 3 * * 1"', '    - cron: "17 3 * * *"', "no weekly schedule"),
+                           ("  workflow_dispatch:\n", "", "cannot be run on demand"),
+                           ("run: ./run compat --discard", "run: ./run compat --discard snippets/home", "no step runs"),
+                           ("create-pull-request@22a9089034f40e5a961c8808d113e2c98fb63676", "create-pull-request@v7",
+                            "is not pinned")):
+        assert text.count(old) == 1, old
+        [problem] = compat_workflow_problems(text.replace(old, new))
+        assert problem.startswith(".github/workflows/compat.yml: ") and said in problem, problem
 
 
 def test_actionlint_fails_on_a_broken_workflow(tmp_path):

@@ -367,6 +367,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=2, help="blocks run at once (default 2)")
     ap.add_argument("--out", type=Path, default=OUT, help="where results.json goes (default compat/)")
     ap.add_argument("--cache", type=Path, default=CACHE, help="where the environments live (default .cache/compat/)")
+    ap.add_argument("--discard", action="store_true",
+                    help="remove each environment once it is measured (a few GB each: for CI runners' disks)")
     ap.add_argument("--tables", action="store_true",
                     help="only print each language's table from results.json, as the home pages show it (no run)")
     args = ap.parse_args(argv)
@@ -393,6 +395,8 @@ def main(argv: list[str] | None = None) -> int:
             row = measure(minor, which, blocks, do_install=not args.no_install, jobs=args.jobs,
                           constraint=args.constraint, cache=args.cache)
             failed |= bool(row["error"])
+            if args.discard:
+                shutil.rmtree(args.cache / f"{minor}-{which}", ignore_errors=True)
             old = json.loads(results.read_text(encoding="utf-8")) if results.exists() else None
             if args.paths:
                 before = next((r for r in (old or {}).get("environments", [])
