@@ -162,5 +162,9 @@ def on_page_markdown(markdown, page, config, files):
     if not path.exists():
         raise PluginError(f"hooks/compat.py: {page.file.src_path} shows the compatibility table, but {path} "
                           "does not exist: run `./run compat`")
-    text = table(lang, json.loads(path.read_text(encoding="utf-8")), today(root), site_facts.from_config(config))
+    try:
+        text = table(lang, json.loads(path.read_text(encoding="utf-8")), today(root), site_facts.from_config(config))
+    except (ValueError, KeyError, TypeError) as err:  # a hand-edited or truncated file
+        raise PluginError(f"hooks/compat.py: {path} is not what `./run compat` writes "
+                          f"({type(err).__name__}: {err}): restore it from git or run `./run compat`") from None
     return MARKER.sub(lambda m: text.strip(), markdown)

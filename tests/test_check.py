@@ -9,6 +9,7 @@ a wrong output shown it fails, naming the file and the command that fixes it.
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -45,6 +46,7 @@ def _check(root: Path, *paths: str) -> subprocess.CompletedProcess:
 
 def test_check_passes_a_right_change_and_fails_a_wrong_output_naming_the_file(scratch_builds, tmp_path):
     root = scratch_builds.warm_copy(tmp_path / "project").parent
+    shutil.copy(ROOT / "run", root / "run")  # ./run names the builder (tools/builder.py)
     _contributors_change(root, OUTPUT)
     written = subprocess.run([sys.executable, "-m", "tools.notebooks", "write"], cwd=root, capture_output=True, text=True)
     assert written.returncode == 0 and "practice.ipynb" in written.stdout, written.stdout + written.stderr

@@ -642,6 +642,9 @@ def test_a_marker_without_its_results_fails_the_build_and_a_new_block_shows_as_n
     with pytest.raises(Exception, match=r"project/compat/results\.json does not exist"):
         compat_hook.on_page_markdown("x\n<!-- compat-table -->\n", page, config, None)
     (copy / "compat").mkdir()
+    (copy / "compat" / "results.json").write_text('{"machine": "x"}', encoding="utf-8")  # no environments
+    with pytest.raises(Exception, match=r"results\.json is not what `\./run compat` writes \(KeyError"):
+        compat_hook.on_page_markdown("x\n<!-- compat-table -->\n", page, config, None)
     shutil.copy(ROOT / "compat" / "results.json", copy / "compat" / "results.json")
     (copy / "snippets" / "practice" / "float16-ceiling.md").write_text(
         f"```python\nprint(65504)\n```\n{snippets.MARKER}\n```text\n65504\n```\n", encoding="utf-8")
