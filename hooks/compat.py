@@ -103,18 +103,18 @@ def table(lang: str, result: dict, now: dict[str, str], facts=None) -> str:
     environment (what it measured of today's blocks, when and at which commit, and how many of today's
     blocks it has not measured), then what differs, what is not measured yet and what could not be installed."""
     lab = _labels(lang, facts)
-    rows = [lab["head"], "|---|---|" + "---|" * len(PACKAGES) + "---|---|"]
+    rows = [lab["head"], "|---|---|" + "---|" * len(PACKAGES) + "---|"]
     pages = result["pages"]
     cells = [_torch_cell(lab, pages[d], pages["torch_build"]) if d == "torch" else pages[d] for d in PACKAGES]
     rows.append(f"| {pages['python']} | {lab['set']['pages']} | " + " | ".join(cells)
-                + f" | {lab['pages_same']} | {lab['pages_when']} |")
+                + f" | {lab['pages_same']} |")
     errors, differ, missing, days = [], {}, {}, set()  # (set, blocks) -> the Pythons of that set they are of
     for row in result["environments"]:
         name = lab["env_name"].format(python=row["python"], set=lab["set"][row["set"]])
         if row["error"]:
             cells = [row["asked"].get(d, "") for d in PACKAGES]
             rows.append(f"| {row['python']} | {lab['set'][row['set']]} | " + " | ".join(cells)
-                        + f" | {lab['not_measured']} | {_when(lab, row, [])} |")
+                        + f" | {lab['not_measured']}<br>{_when(lab, row, [])} |")
             errors.append(lab["error"].format(env=name, error=row["error"]))
             continue
         v = row["versions"]
@@ -127,7 +127,7 @@ def table(lang: str, result: dict, now: dict[str, str], facts=None) -> str:
             count += lab["unmeasured_cell"].format(n=len(left), blocks=lab["blocks"][min(len(left), 2) - 1])
             missing.setdefault((row["set"], tuple(left)), []).append(row["python"])
         rows.append(f"| {v['python']} | {lab['set'][row['set']]} | " + " | ".join(cells)
-                    + f" | {count} | {_when(lab, row, measured)} |")
+                    + f" | {count}<br>{_when(lab, row, measured)} |")
         days |= {date for (date, _), _ in _runs(row, measured)} or {row["date"]}
         if differing:
             differ.setdefault((row["set"], tuple(differing)), []).append(row["python"])
@@ -143,7 +143,8 @@ def table(lang: str, result: dict, now: dict[str, str], facts=None) -> str:
         notes.append(lab["none_differs"])
     for (kind, left), pythons in missing.items():
         env = lab["env_name"].format(python=lab["pythons_join"].join(pythons), set=lab["set"][kind])
-        notes.append(lab["unmeasured_note"].format(env=env, names=_names(lab, list(left))))
+        notes.append(lab["unmeasured_note"].format(env=env, n=len(left), blocks=lab["blocks"][min(len(left), 2) - 1],
+                                                   names=_names(lab, list(left))))
     summary = lab["summary"].format(when=_dates(days or {r["date"] for r in result["environments"]}),
                                     machine=result["machine"])
     return "\n".join(rows) + "\n\n" + lab["join"].join([summary, *notes, *errors]) + "\n"

@@ -517,7 +517,8 @@ def test_a_block_changed_since_it_was_measured_is_shown_not_measured_and_fails_n
         assert lab["count"].format(same=0, total=1) in row, row
         assert lab["unmeasured_cell"].format(n=2, blocks=lab["blocks"][1]) in row, row
         env = lab["env_name"].format(python="3.12", set=lab["set"]["newest"])
-        assert lab["unmeasured_note"].format(env=env, names="`snippets/new.md`, `snippets/one.md`") in text, text
+        assert lab["unmeasured_note"].format(env=env, n=2, blocks=lab["blocks"][1],
+                                             names="`snippets/new.md`, `snippets/one.md`") in text, text
         assert compat_page_problems(_page(text), "en/index.html", lang, result, now) == []
     # what a table blind to the fingerprints shows: every outcome counted as if measured on today's file
     blind = {**result, "environments": [{**env, "outcomes": [{**o, "source": now[compat_hook.snippet_of(o["name"])]}
