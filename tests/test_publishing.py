@@ -6,10 +6,14 @@
 * a 404 page per language, with the home page and search of its language;
 * language alternates are declared in sitemap.xml (not in each page's head, where Material fetches
   ``sitemap.xml`` under each one: the 404s this caused on every page);
-* the home pages carry the compatibility table that ``./run compat`` measured, which says which
-  versions were measured and when, and that tool reports a block that prints something different;
+* the home pages carry the compatibility table computed from what ``./run compat`` measured
+  (compat/results.json) and today's snippet files: which versions were measured, when and at which commit,
+  which blocks print something different, and which of today's blocks are not measured yet (added or changed
+  since: a report, never a failure); results.json claims no block it did not run; ``./run compat PATH``
+  merges what it measured into each row;
 * the GitHub Pages workflow passes actionlint, runs the tests before the strict build, and deploys
-  only what that build made; actionlint does fail on a broken workflow.
+  only what that build made; actionlint does fail on a broken workflow; the compat workflow measures
+  everything weekly and on demand and opens the change as a pull request.
 
 Each check is a function also fed a broken input below, so it is shown to be able to fail.
 """
