@@ -326,28 +326,14 @@ def test_alternates_are_in_the_sitemap_and_not_in_page_heads(built_site):
 # --------------------------------------------------------------------------- compatibility table
 
 
-def _at_commits(root: Path, wanted: set[tuple[str, str]]) -> dict[tuple[str, str], str | None]:
-    """The fingerprint of each (commit, snippet file) in git, in one ``git cat-file --batch`` (None: not there)."""
-    keys = sorted(wanted)
-    proc = subprocess.run([GIT, "cat-file", "--batch"], cwd=root, capture_output=True,
-                          input="".join(f"{c}:{p}\n" for c, p in keys).encode())
-    found, out = {}, proc.stdout
-    for key in keys:
-        head, _, out = out.partition(b"\n")
-        if head.endswith(b" missing") or head.endswith(b" ambiguous") or not head:
-            found[key] = None
-            continue
-        size = int(head.split()[2])
-        found[key], out = compat_hook.fingerprint(out[:size]), out[size + 1:]
-    return found
-
-
 def compat_results_problems(result: dict, now: dict[str, str], root: Path = ROOT, shown: str = "compat/results.json",
                             git: str | None = GIT) -> list[str]:
     """What compat/results.json claims that it cannot have measured, each naming the file and the block:
     an outcome without the fingerprint, date and commit of what it ran; one whose "same" disagrees with its
     diff and error; two of one snippet file in a row; and one whose snippet file had another fingerprint at
-    the commit it names and has another today (a block it did not run). Checked against git where git can say."""
+    the commit it names and has another today (a block it did not run). Checked against git where git can say;
+    an outcome measured on a file not committed as it ran names no commit ("") and is checked against today's
+    file alone."""
     problems, wanted = [], set()
     for env in result["environments"]:
         where = f"{shown} (Python {env['python']}, {env['set']})"
@@ -371,9 +357,9 @@ def compat_results_problems(result: dict, now: dict[str, str], root: Path = ROOT
             if o.get("commit"):
                 wanted.add((o["commit"], compat_hook.snippet_of(o["name"])))
     if wanted and git and not git_missing(root, git):
-        at = _at_commits(root, wanted)
+        at = compat.fingerprints_at(wanted, root)
         for env in result["environments"]:
-            for o in env["outcomes"] if not env["error"] else []:
+            for o in [o for o in env["outcomes"] if o.get("commit")] if not env["error"] else []:
                 path = compat_hook.snippet_of(o["name"])
                 then = at.get((o.get("commit"), path))
                 if o.get("source") not in (then, now.get(path)):
@@ -595,6 +581,13 @@ def test_compat_of_some_snippet_files_merges_them_into_each_row(tmp_path):
     assert by_name[f"{target}:1"]["commit"] == compat.head_commit() and by_name[f"{target}:1"]["source"] == now[target]
     assert [o for o in new["outcomes"] if o["name"] != f"{target}:1"] == \
            [o for o in row["outcomes"] if o["name"] != f"{target}:1"]
+    # a file measured as it was not committed names no commit, and is then checked against today's file alone
+    uncommitted = {**by_name[f"{target}:1"], "source": "0123456789abcdef"}
+    [blank] = compat.committed_only([uncommitted])
+    assert blank == {**uncommitted, "commit": ""}
+    assert compat_results_problems({**merged, "environments": [{**new, "outcomes": [blank]}]}, now) == []
+    [problem] = compat_results_problems({**merged, "environments": [{**new, "outcomes": [uncommitted]}]}, now)
+    assert "claims a block it did not run" in problem, problem
 
     row["versions"] = {**mine, "numpy": "0.1"}  # measured before under other versions
     (out / "results.json").write_text(json.dumps(real), encoding="utf-8")

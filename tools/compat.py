@@ -214,6 +214,34 @@ def versions(python: Path | str) -> dict[str, str]:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+def fingerprints_at(pairs: set[tuple[str, str]], root: Path = ROOT) -> dict[tuple[str, str], str | None]:
+    """The fingerprint of each (commit, snippet file) in git, by one ``git cat-file --batch`` (None: not there,
+    or no git)."""
+    keys = sorted(pairs)
+    try:
+        proc = subprocess.run(["git", "cat-file", "--batch"], cwd=root, capture_output=True,
+                              input="".join(f"{c}:{p}\n" for c, p in keys).encode())
+    except OSError:
+        return dict.fromkeys(keys)
+    found, out = {}, proc.stdout
+    for key in keys:
+        head, _, out = out.partition(b"\n")
+        if not head or head.endswith((b" missing", b" ambiguous")):
+            found[key] = None
+            continue
+        size = int(head.split()[2])
+        found[key], out = fingerprint(out[:size]), out[size + 1:]
+    return found
+
+
+def committed_only(outcomes: list[dict], root: Path = ROOT) -> list[dict]:
+    """The outcomes with the commit they name kept only where that commit holds the snippet file they ran: a
+    block measured on a file not committed as it was has no commit ("" : the table shows its date alone)."""
+    at = fingerprints_at({(o["commit"], snippet_of(o["name"])) for o in outcomes if o.get("commit")}, root)
+    return [{**o, "commit": o["commit"] if at.get((o["commit"], snippet_of(o["name"]))) == o["source"] else ""}
+            if o.get("commit") else o for o in outcomes]
+
+
 def run_block(python: Path | str, block: snippets.Block, timeout: float = TIMEOUT) -> Outcome:
     """Run one block alone in a fresh interpreter, in an empty folder, and compare with the page."""
     start = time.perf_counter()
@@ -286,7 +314,7 @@ def measure(minor: str, which: str, blocks: list[snippets.Block], do_install: bo
     differing = sum(not o.same for o in outcomes)
     print(f"Python {minor}, {which}: {len(outcomes) - differing} of {len(outcomes)} blocks print the same; "
           f"{differing} differ ({time.perf_counter() - start:.0f} s)", flush=True)
-    row["outcomes"] = [asdict(o) for o in outcomes]
+    row["outcomes"] = committed_only([asdict(o) for o in outcomes])
     return row
 
 
