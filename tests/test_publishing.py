@@ -6,10 +6,14 @@
 * a 404 page per language, with the home page and search of its language;
 * language alternates are declared in sitemap.xml (not in each page's head, where Material fetches
   ``sitemap.xml`` under each one: the 404s this caused on every page);
-* the home pages carry the compatibility table that ``./run compat`` measured, which says which
-  versions were measured and when, and that tool reports a block that prints something different;
+* the home pages carry the compatibility table computed from what ``./run compat`` measured
+  (compat/results.json) and today's snippet files: which versions were measured, when and at which commit,
+  which blocks print something different, and which of today's blocks are not measured yet (added or changed
+  since: a report, never a failure); results.json claims no block it did not run; ``./run compat PATH``
+  merges what it measured into each row;
 * the GitHub Pages workflow passes actionlint, runs the tests before the strict build, and deploys
-  only what that build made; actionlint does fail on a broken workflow.
+  only what that build made; actionlint does fail on a broken workflow; the compat workflow measures
+  everything weekly and on demand and opens the change as a pull request.
 
 Each check is a function also fed a broken input below, so it is shown to be able to fail.
 """
@@ -38,11 +42,14 @@ from tools import built_site as built_site_checks
 from tools import compat, snippets, sources
 from tools.browser import browser_decision
 
+from mutation import mutated
+
 SITE = site_facts.load()
 ROOT = SITE.root
 REPO = "https://github.com/residual-notes/residual-notes"
 BLOB = f"{REPO}/blob/main/"
 WORKFLOW = ROOT / ".github" / "workflows" / "pages.yml"
+COMPAT_WORKFLOW = ROOT / ".github" / "workflows" / "compat.yml"
 ACTIONLINT = Path(sys.executable).parent / "actionlint"
 
 
@@ -319,20 +326,47 @@ def test_alternates_are_in_the_sitemap_and_not_in_page_heads(built_site):
 # --------------------------------------------------------------------------- compatibility table
 
 
-def compat_file_problems(out: Path = ROOT / "compat") -> list[str]:
-    """Each language's compat/table.<lang>.md must be, whole, what tools.compat writes from results.json."""
-    result = json.loads((out / "results.json").read_text(encoding="utf-8"))
-    problems = []
-    for lang in SITE.languages:
-        path = out / f"table.{lang}.md"
-        want = compat.table(lang, result)
-        have = path.read_text(encoding="utf-8") if path.exists() else ""
-        if have != want:
-            rel = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
-            diff = "".join(difflib.unified_diff(want.splitlines(True), have.splitlines(True),
-                                                "tools.compat writes", str(rel)))
-            problems.append(f"{rel} is not what tools.compat writes from {out.name}/results.json "
-                            f"(run `./run compat --tables`):\n{diff}")
+def compat_results_problems(result: dict, now: dict[str, str], root: Path = ROOT, shown: str = "compat/results.json",
+                            git: str | None = GIT) -> list[str]:
+    """What compat/results.json claims that it cannot have measured, each naming the file and the block:
+    an outcome without the fingerprint, date and commit of what it ran; one whose "same" disagrees with its
+    diff and error; two of one snippet file in a row; and one whose snippet file had another fingerprint at
+    the commit it names and has another today (a block it did not run). Checked against git where git can say;
+    an outcome measured on a file not committed as it ran names no commit ("") and is checked against today's
+    file alone."""
+    problems, wanted = [], set()
+    for env in result["environments"]:
+        where = f"{shown} (Python {env['python']}, {env['set']})"
+        if env["error"]:
+            if env["outcomes"]:
+                problems.append(f"{where}: could not be installed, yet claims {len(env['outcomes'])} outcomes")
+            continue
+        if not re.fullmatch(r"\d{4}-\d\d-\d\d", env.get("date", "")) or "commit" not in env:
+            problems.append(f"{where}: no date and commit of its measurement")
+        files = [compat_hook.snippet_of(o["name"]) for o in env["outcomes"]]
+        problems += [f"{where}: {f} measured twice in one row" for f in sorted({f for f in files if files.count(f) > 1})]
+        for o in env["outcomes"]:
+            name = f"{where}: {o['name']}"
+            if not re.fullmatch(r"[0-9a-f]{16}", o.get("source", "")):
+                problems.append(f"{name}: no fingerprint of the snippet file it ran")
+            if not re.fullmatch(r"\d{4}-\d\d-\d\d", o.get("date", "")) or not re.fullmatch(r"([0-9a-f]{7,40})?", o.get("commit", "x")):
+                problems.append(f"{name}: no date and commit of its measurement")
+            if o["same"] != (not o["diff"] and not o["error"]):
+                problems.append(f"{name}: says it prints {'the same' if o['same'] else 'something else'}, "
+                                f"but its diff is {o['diff']!r} and its error {o['error']!r}")
+            if o.get("commit"):
+                wanted.add((o["commit"], compat_hook.snippet_of(o["name"])))
+    if wanted and git and not git_missing(root, git):
+        at = compat.fingerprints_at(wanted, root)
+        for env in result["environments"]:
+            for o in [o for o in env["outcomes"] if o.get("commit")] if not env["error"] else []:
+                path = compat_hook.snippet_of(o["name"])
+                then = at.get((o.get("commit"), path))
+                if o.get("source") not in (then, now.get(path)):
+                    problems.append(f"{shown} (Python {env['python']}, {env['set']}): {o['name']}: claims a block it did "
+                                    f"not run: the snippet file had fingerprint {then or '(no such file)'} at commit "
+                                    f"{o['commit'][:12]} and has {now.get(path, '(no such file)')} today, not "
+                                    f"{o.get('source')}; measure it with `./run compat {path}`")
     return problems
 
 
@@ -350,107 +384,227 @@ def _compat_rendered(html: str, header: list[str] | None = None) -> list[list[st
     return None
 
 
-def compat_page_problems(html: str, page: str, lang: str, result: dict) -> list[str]:
-    """A built home page must show, whole, the table tools.compat writes from results.json."""
-    want = _compat_rendered(markdown.markdown(compat.table(lang, result), extensions=["tables"]))
+def compat_page_problems(html: str, page: str, lang: str, result: dict, now: dict[str, str]) -> list[str]:
+    """A built home page must show, whole, the table computed from results.json and today's snippet files."""
+    want = _compat_rendered(markdown.markdown(compat_hook.table(lang, result, now), extensions=["tables"]))
     have = _compat_rendered(html, want[0])
     if have is None:
         return [f"{page}: no compatibility table headed {' | '.join(want[0])}"]
     if have != want:
         diff = "".join(difflib.unified_diff([" | ".join(r) + "\n" for r in want], [" | ".join(r) + "\n" for r in have],
-                                            "tools.compat writes", page))
-        return [f"{page}: the compatibility table is not what tools.compat writes from compat/results.json:\n{diff}"]
+                                            "compat/results.json and today's snippets say", page))
+        return [f"{page}: the compatibility table is not what compat/results.json and today's snippet files say:\n{diff}"]
     return []
 
 
 def test_home_pages_carry_the_measured_compatibility_table(built_site):
+    """The table says what results.json holds of today's blocks; a block new or changed since is shown as
+    not measured (so it fails nothing), and results.json claims no block it did not run."""
     result = json.loads((ROOT / "compat" / "results.json").read_text(encoding="utf-8"))
-    today = {b.name: compat.fingerprint(b) for b in snippets.collect()}
-    for env in result["environments"]:
-        if env["error"]:
-            continue
-        measured = {o["name"]: o.get("source") for o in env["outcomes"]}
-        stale = sorted(n for n in measured.keys() | today.keys() if measured.get(n) != today.get(n))
-        assert not stale, (f"compat/results.json (Python {env['python']}, {env['set']}) was measured on other snippet "
-                           f"blocks than today's (new, removed or changed): {stale}; run `./run compat`")
-    problems = compat_file_problems()
+    now = compat_hook.today(ROOT)
+    problems = compat_results_problems(result, now)
     for lang in SITE.languages:
         source = (SITE.docs / lang / "index.md").read_text(encoding="utf-8")
         assert compat_hook.MARKER.search(source), f"docs/{lang}/index.md has no <!-- compat-table --> line"
         page = _built(built_site, lang, "index.md")
-        problems += compat_page_problems(page.read_text(encoding="utf-8"), str(page.relative_to(built_site)), lang, result)
+        problems += compat_page_problems(page.read_text(encoding="utf-8"), str(page.relative_to(built_site)), lang,
+                                         result, now)
     assert not problems, "\n".join(problems)
 
 
-def _compat_fixture(tmp_path: Path) -> dict:
-    """A measured result: one environment where the second of two blocks prints something else."""
-    one, two = tmp_path / "one.md", tmp_path / "two.md"  # one block per file, as the runner requires
+def _compat_fixture(tmp_path: Path) -> tuple[dict, dict[str, str]]:
+    """A measured result: one environment where the second of two blocks prints something else; and the
+    snippet files as they are (``hooks.compat.today`` of ``tmp_path``)."""
+    folder = tmp_path / "snippets"
+    folder.mkdir(exist_ok=True)
+    one, two = folder / "one.md", folder / "two.md"  # one block per file, as the runner requires
     one.write_text(f"```python\nprint(2)\n```\n{snippets.MARKER}\n```text\n2\n```\n", encoding="utf-8")
     two.write_text(f"```python\nprint(1 + 2)\n```\n{snippets.MARKER}\n```text\n4\n```\n", encoding="utf-8")
     same, differs = compat.compare(sys.executable, snippets.collect([one, two]), jobs=2, timeout=60)
     assert same.same and not same.diff
     assert not differs.same and "-4" in differs.diff and "+3" in differs.diff and differs.name.endswith("two.md:1")
+    outcomes = []
+    for o in (same, differs):  # named as in a project rooted at tmp_path, measured on 2000-01-02 at commit abcdef1
+        outcomes.append({**vars(o), "name": f"snippets/{o.name.rsplit('/', 1)[1]}", "date": "2000-01-02",
+                         "commit": "abcdef1234567"})
     versions = {"python": "3.12.9", **{d: "2.0" for d in compat.PACKAGES}, "torch_build": "CUDA 13.0"}
-    env = {"python": "3.12", "set": "newest", "date": "2000-01-02", "asked": {d: "2.0" for d in compat.PACKAGES},
-           "versions": versions, "error": "", "outcomes": [vars(same), vars(differs)]}
+    env = {"python": "3.12", "set": "newest", "date": "2000-01-02", "commit": "abcdef1234567",
+           "asked": {d: "2.0" for d in compat.PACKAGES}, "versions": versions, "error": "", "outcomes": outcomes}
     pages = {"python": "3.11.9", **{d: "1.0" for d in compat.PACKAGES}, "torch_build": "CPU"}
-    return {"machine": "a test machine", "pages": pages, "environments": [env]}
+    return {"machine": "a test machine", "pages": pages, "environments": [env]}, compat_hook.today(tmp_path)
 
 
 def test_compat_reports_a_block_that_prints_something_different(tmp_path):
-    result = _compat_fixture(tmp_path)
+    result, now = _compat_fixture(tmp_path)
     differs = result["environments"][0]["outcomes"][1]["name"]
     for lang in SITE.languages:
-        text = compat.table(lang, result)
-        assert "2000-01-02" in text and "a test machine" in text and differs in text
+        text = compat_hook.table(lang, result, now)
+        assert "2000-01-02" in text and "a test machine" in text and differs in text and "`abcdef1`" in text
         assert result["environments"][0]["outcomes"][0]["name"] not in text
         assert "| 3.11.9 |" in text and "| 3.12.9 |" in text and "| 2.0 |" in text
+        assert compat_hook._labels(lang)["count"].format(same=1, total=2) in text
 
 
 def test_compat_names_each_set_of_differing_blocks_once_with_every_python_it_differs_on(tmp_path):
     """Two Pythons with the newest releases differ on the same block: one note names both, and the version
     numbers' explanation is said once; another set of blocks on another Python and set is a note of its own."""
-    result = _compat_fixture(tmp_path)
+    result, now = _compat_fixture(tmp_path)
     env = result["environments"][0]
     same, differs = env["outcomes"]
-    differs = {**differs, "name": "snippets/home/versions.md:1"}  # the block that prints the version numbers
+    (tmp_path / "snippets" / "home").mkdir()  # the block that prints the version numbers
+    (tmp_path / "snippets" / "home" / "versions.md").write_text("x", encoding="utf-8")
+    now = compat_hook.today(tmp_path)
+    differs = {**differs, "name": "snippets/home/versions.md:1", "source": now["snippets/home/versions.md"]}
     env = {**env, "outcomes": [same, differs]}
     result["environments"] = [
         {**env, "python": python, "versions": {**env["versions"], "python": f"{python}.9"}} for python in ("3.11", "3.12")]
-    result["environments"].append({**env, "python": "3.13", "set": "pinned", "outcomes": [differs, differs]})
+    other = {**differs, "name": "snippets/two.md:1", "source": now["snippets/two.md"]}
+    result["environments"].append({**env, "python": "3.13", "set": "pinned", "outcomes": [differs, other]})
     for lang in SITE.languages:
-        lab = compat._labels(lang)
-        text = compat.table(lang, result)
+        lab = compat_hook._labels(lang)
+        text = compat_hook.table(lang, result, now)
         newest = lab["env_name"].format(python=lab["pythons_join"].join(["3.11", "3.12"]), set=lab["set"]["newest"])
         pinned = lab["env_name"].format(python="3.13", set=lab["set"]["pinned"])
         assert text.count(lab["differs"].format(env=newest, names=f"`{differs['name']}`")) == 1, text
-        assert lab["differs"].format(env=pinned, names=f"`{differs['name']}`, `{differs['name']}`") in text, text
-        assert text.count(differs["name"]) == 3 and text.count(lab["versions_note"]) == 1, text
+        assert lab["differs"].format(env=pinned, names=f"`{differs['name']}`, `{other['name']}`") in text, text
+        assert text.count(differs["name"]) == 2 and text.count(lab["versions_note"]) == 1, text
 
 
-def test_a_compat_table_that_says_other_than_its_results_fails_naming_the_file(tmp_path):
+def _page(text: str) -> str:
+    return f"<article>{markdown.markdown(text, extensions=['tables'])}</article>"
+
+
+def test_a_compat_table_that_says_other_than_its_results_fails_naming_the_page(tmp_path):
     """The mutation the audit made: "1 of 2" -> "2 of 2" and the list of differing blocks replaced by
-    the sentence that none differs; in the file, and on the built page."""
-    result = _compat_fixture(tmp_path)
-    out = tmp_path / "compat"
-    compat.write(result, out)
-    assert compat_file_problems(out) == []
+    the sentence that none differs, on the built page."""
+    result, now = _compat_fixture(tmp_path)
     lang = SITE.languages[-1]
-    path = out / f"table.{lang}.md"
-    text = path.read_text(encoding="utf-8")
-    count = compat._labels(lang)["count"]
+    text = compat_hook.table(lang, result, now)
+    count = compat_hook._labels(lang)["count"]
     lie = text.replace(count.format(same=1, total=2), count.format(same=2, total=2))
     differs = re.search(r"[^.。]*two\.md:1[^.。]*[.。]", lie).group(0)
-    lie = lie.replace(differs, compat._labels(lang)["none_differs"])
+    lie = lie.replace(differs, compat_hook._labels(lang)["none_differs"])
     assert lie != text
-    path.write_text(lie, encoding="utf-8")
-    [problem] = compat_file_problems(out)
-    assert f"table.{lang}.md is not what tools.compat writes" in problem and "+" in problem
-    honest = f"<article>{markdown.markdown(text, extensions=['tables'])}</article>"
-    assert compat_page_problems(honest, "en/index.html", lang, result) == []
-    [problem] = compat_page_problems(f"<article>{markdown.markdown(lie, extensions=['tables'])}</article>",
-                                     "en/index.html", lang, result)
+    assert compat_page_problems(_page(text), "en/index.html", lang, result, now) == []
+    [problem] = compat_page_problems(_page(lie), "en/index.html", lang, result, now)
     assert "en/index.html: the compatibility table is not" in problem and count.format(same=2, total=2) in problem
+
+
+def test_a_block_changed_since_it_was_measured_is_shown_not_measured_and_fails_nothing(tmp_path):
+    """A snippet file edited after the measurement (and a new one): the table counts only what was measured
+    of today's files, says per environment how many are not measured, and names them; results.json is still
+    honest. A table that still counts the changed block as measured (hooks/compat.py without the
+    fingerprint comparison) fails the page check, naming the page."""
+    result, _ = _compat_fixture(tmp_path)
+    (tmp_path / "snippets" / "one.md").write_text("```python\nprint(22)\n```\n", encoding="utf-8")
+    (tmp_path / "snippets" / "new.md").write_text("```python\nprint(3)\n```\n", encoding="utf-8")
+    now = compat_hook.today(tmp_path)
+    assert compat_results_problems(result, now, git=None) == []
+    for lang in SITE.languages:
+        lab = compat_hook._labels(lang)
+        text = compat_hook.table(lang, result, now)
+        row = next(line for line in text.splitlines() if line.startswith("| 3.12.9 |"))
+        assert lab["count"].format(same=0, total=1) in row, row
+        assert lab["unmeasured_cell"].format(n=2, blocks=lab["blocks"][1]) in row, row
+        env = lab["env_name"].format(python="3.12", set=lab["set"]["newest"])
+        assert lab["unmeasured_note"].format(env=env, n=2, blocks=lab["blocks"][1],
+                                             names="`snippets/new.md`, `snippets/one.md`") in text, text
+        assert compat_page_problems(_page(text), "en/index.html", lang, result, now) == []
+    # what a table blind to the fingerprints shows: every outcome counted as if measured on today's file
+    blind = {**result, "environments": [{**env, "outcomes": [{**o, "source": now[compat_hook.snippet_of(o["name"])]}
+                                                           for o in env["outcomes"]]} for env in result["environments"]]}
+    lang = SITE.languages[-1]
+    [problem] = compat_page_problems(_page(compat_hook.table(lang, blind, now)), "en/index.html", lang, result, now)
+    assert problem.startswith("en/index.html: the compatibility table is not"), problem
+
+
+def test_results_that_claim_a_block_they_did_not_run_fail_naming_the_file(tmp_path):
+    """results.json mutated four ways: a fingerprint no version of the file had (at its commit or today),
+    an outcome without its fingerprint, a "same" that has a diff, a row that measured one file twice."""
+    result, now = _compat_fixture(tmp_path)
+    assert compat_results_problems(result, now, git=None) == []
+    outcomes = result["environments"][0]["outcomes"]
+    real = json.loads((ROOT / "compat" / "results.json").read_text(encoding="utf-8"))
+    env = next(e for e in real["environments"] if not e["error"])
+    forged = {**env["outcomes"][0], "source": "0123456789abcdef"}
+    real_now = compat_hook.today(ROOT)
+    assert compat_results_problems({**real, "environments": [env]}, real_now) == []
+    [problem] = compat_results_problems({**real, "environments": [{**env, "outcomes": [forged]}]}, real_now)
+    assert problem.startswith(f"compat/results.json (Python {env['python']}, {env['set']}): {forged['name']}: "
+                              "claims a block it did not run"), problem
+    for broken, said in ((dict(outcomes[0], source=""), "no fingerprint"),
+                         (dict(outcomes[1], same=True), "says it prints the same, but its diff is"),
+                         (dict(outcomes[0], date=""), "no date and commit")):
+        mutant = {**result, "environments": [{**result["environments"][0], "outcomes": [broken]}]}
+        [problem] = compat_results_problems(mutant, now, git=None)
+        assert problem.startswith("compat/results.json (Python 3.12, newest): snippets/") and said in problem, problem
+    twice = {**result, "environments": [{**result["environments"][0], "outcomes": [outcomes[0], outcomes[0]]}]}
+    assert compat_results_problems(twice, now, git=None) == [
+        "compat/results.json (Python 3.12, newest): snippets/one.md measured twice in one row"]
+
+
+def _fake_environment(cache: Path, name: str) -> None:
+    """An environment of ``./run compat --no-install``: a ``bin/python`` that is this test's Python."""
+    python = cache / name / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.write_text(f"#!/bin/sh\nexec {sys.executable} \"$@\"\n", encoding="utf-8")
+    python.chmod(0o755)
+
+
+def test_compat_of_some_snippet_files_merges_them_into_each_row(tmp_path):
+    """``./run compat PATH`` in a fake environment (this Python, --no-install): the block measured replaces
+    its outcome in that row, stamped with today's date and HEAD, every other outcome and row is kept, and
+    results.json stays honest. Then the environment's versions move: the row holds only what was measured
+    under them. A merge that kept the others anyway (tools/compat.py without the versions check) would
+    claim blocks under versions that never ran them: the test names the row it finds wrong."""
+    out, cache = tmp_path / "compat", tmp_path / "cache"
+    out.mkdir()
+    real = json.loads((ROOT / "compat" / "results.json").read_text(encoding="utf-8"))
+    mine = compat.versions(sys.executable)
+    minor = ".".join(mine["python"].split(".")[:2])
+    row = next(e for e in real["environments"] if e["set"] == "newest" and e["python"] == minor)
+    row["versions"] = mine  # the fake environment is this Python: the row was measured with its versions
+    (out / "results.json").write_text(json.dumps(real), encoding="utf-8")
+    _fake_environment(cache, f"{minor}-newest")
+    target = "snippets/practice/exercise-float32-spacing.md"
+    argv = ["--python", minor, "--set", "newest", "--no-install", "--out", str(out), "--cache", str(cache),
+            str(ROOT / target)]
+    assert compat.main(argv) == 0
+    merged = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    now = compat_hook.today(ROOT)
+    assert compat_results_problems(merged, now) == []
+    others = [e for e in real["environments"] if (e["python"], e["set"]) != (minor, "newest")]
+    assert [e for e in merged["environments"] if (e["python"], e["set"]) != (minor, "newest")] == others
+    new = next(e for e in merged["environments"] if (e["python"], e["set"]) == (minor, "newest"))
+    by_name = {o["name"]: o for o in new["outcomes"]}
+    assert len(new["outcomes"]) == len(row["outcomes"]) and by_name[f"{target}:1"]["same"]
+    assert by_name[f"{target}:1"]["commit"] == compat.head_commit() and by_name[f"{target}:1"]["source"] == now[target]
+    assert [o for o in new["outcomes"] if o["name"] != f"{target}:1"] == \
+           [o for o in row["outcomes"] if o["name"] != f"{target}:1"]
+    # a file measured as it was not committed names no commit, and is then checked against today's file alone
+    uncommitted = {**by_name[f"{target}:1"], "source": "0123456789abcdef"}
+    [blank] = compat.committed_only([uncommitted])
+    assert blank == {**uncommitted, "commit": ""}
+    assert compat_results_problems({**merged, "environments": [{**new, "outcomes": [blank]}]}, now) == []
+    [problem] = compat_results_problems({**merged, "environments": [{**new, "outcomes": [uncommitted]}]}, now)
+    assert "claims a block it did not run" in problem, problem
+
+    row["versions"] = {**mine, "numpy": "0.1"}  # measured before under other versions
+    (out / "results.json").write_text(json.dumps(real), encoding="utf-8")
+    assert compat.main(argv) == 0
+    new = next(e for e in json.loads((out / "results.json").read_text(encoding="utf-8"))["environments"]
+               if (e["python"], e["set"]) == (minor, "newest"))
+    assert [o["name"] for o in new["outcomes"]] == [f"{target}:1"] and new["versions"] == mine
+    for lang in SITE.languages:
+        lab = compat_hook._labels(lang)
+        text = compat_hook.table(lang, {**real, "environments": [new]}, now)
+        assert lab["count"].format(same=1, total=1) + lab["unmeasured_cell"].format(
+            n=len(now) - 1, blocks=lab["blocks"][1]) in text, text
+
+    careless = mutated(compat, 'if old["versions"] != new["versions"]:', "if False:", tmp_path)
+    merged, _ = careless.merge_blocks(row, new)
+    assert len(merged["outcomes"]) == len(row["outcomes"]) and merged["versions"] == row["versions"], \
+        "the mutant keeps the blocks measured under other versions"
 
 
 def test_a_package_pip_cannot_install_is_reported_with_pips_own_error_line(tmp_path):
@@ -463,26 +617,46 @@ def test_a_package_pip_cannot_install_is_reported_with_pips_own_error_line(tmp_p
     with pytest.raises(compat.EnvError) as err:
         compat.install(pip, {"torch": "9.9.9", "numpy": "2.0"})
     assert str(err.value) == f"`pip install torch==9.9.9` failed: `{line}`"
-    result = _compat_fixture(tmp_path)
+    result, now = _compat_fixture(tmp_path)
     result["environments"][0].update(error=str(err.value), versions={}, outcomes=[],
                                      asked={"torch": "9.9.9", "numpy": "2.0", "matplotlib": "2.0", "scikit-learn": "2.0"})
+    assert compat_results_problems(result, now, git=None) == []
     for lang in SITE.languages:
-        text = compat.table(lang, result)
-        assert line in text and "| 9.9.9 |" in text and compat._labels(lang)["not_measured"] in text, text
+        text = compat_hook.table(lang, result, now)
+        assert line in text and "| 9.9.9 |" in text and compat_hook._labels(lang)["not_measured"] in text, text
 
 
-def test_a_marker_without_its_table_fails_the_build(tmp_path):
-    (tmp_path / "mkdocs.yml").write_text("")
-    class Config(dict):  # what hooks see: items and a theme attribute
-        theme = {"language": "en"}
+def test_a_marker_without_its_results_fails_the_build_and_a_new_block_shows_as_not_measured(tmp_path):
+    """The hook, as the build runs it, in a copy of the project's snippets and results with one snippet added
+    (a contributor's new block that compat has not measured): the table the home page gets says, in each
+    language, that each environment has not measured it, and the results still pass their check."""
+    from mkdocs.config import load_config
 
-    config = Config(config_file_path=str(tmp_path / "mkdocs.yml"))
+    config = load_config(config_file=str(ROOT / "mkdocs.yml"), hooks=[])
     page = SimpleNamespace(file=SimpleNamespace(src_path="en/index.md"))
-    with pytest.raises(Exception, match=r"compat/table\.en\.md does not exist"):
+    copy = tmp_path / "project"
+    shutil.copytree(ROOT / "snippets", copy / "snippets")
+    config["config_file_path"] = str(copy / "mkdocs.yml")
+    with pytest.raises(Exception, match=r"project/compat/results\.json does not exist"):
         compat_hook.on_page_markdown("x\n<!-- compat-table -->\n", page, config, None)
-    (tmp_path / "compat").mkdir()
-    (tmp_path / "compat" / "table.en.md").write_text("| a |\n")
-    assert compat_hook.on_page_markdown("x\n<!-- compat-table -->\n", page, config, None) == "x\n| a |\n"
+    (copy / "compat").mkdir()
+    (copy / "compat" / "results.json").write_text('{"machine": "x"}', encoding="utf-8")  # no environments
+    with pytest.raises(Exception, match=r"results\.json is not what `\./run compat` writes \(KeyError"):
+        compat_hook.on_page_markdown("x\n<!-- compat-table -->\n", page, config, None)
+    shutil.copy(ROOT / "compat" / "results.json", copy / "compat" / "results.json")
+    (copy / "snippets" / "practice" / "float16-ceiling.md").write_text(
+        f"```python\nprint(65504)\n```\n{snippets.MARKER}\n```text\n65504\n```\n", encoding="utf-8")
+    result = json.loads((copy / "compat" / "results.json").read_text(encoding="utf-8"))
+    now = compat_hook.today(copy)
+    assert compat_results_problems(result, now) == []
+    for lang in SITE.languages:
+        config.theme["language"] = lang
+        shown = compat_hook.on_page_markdown("x\n<!-- compat-table -->\n", page, config, None)
+        lab = compat_hook._labels(lang)
+        measured = [e for e in result["environments"] if not e["error"]]
+        assert shown.count(lab["unmeasured_cell"].format(n=1, blocks=lab["blocks"][0])) == len(measured), shown
+        assert "`snippets/practice/float16-ceiling.md`" in shown, shown
+        assert shown == "x\n" + compat_hook.table(lang, result, now).strip() + "\n"
 
 
 # --------------------------------------------------------------------------- GitHub Pages workflow
@@ -493,9 +667,49 @@ def _actionlint(path: Path) -> subprocess.CompletedProcess:
     return subprocess.run([str(ACTIONLINT), "-no-color", str(path)], capture_output=True, text=True, cwd=ROOT)
 
 
-def test_pages_workflow_passes_actionlint():
-    proc = _actionlint(WORKFLOW)
-    assert proc.returncode == 0, f"actionlint {WORKFLOW.relative_to(ROOT)}:\n{proc.stdout}{proc.stderr}"
+@pytest.mark.parametrize("workflow", [WORKFLOW, COMPAT_WORKFLOW], ids=lambda p: p.name)
+def test_workflows_pass_actionlint(workflow):
+    proc = _actionlint(workflow)
+    assert proc.returncode == 0, f"actionlint {workflow.relative_to(ROOT)}:\n{proc.stdout}{proc.stderr}"
+
+
+def compat_workflow_problems(text: str, shown: str = ".github/workflows/compat.yml") -> list[str]:
+    """The scheduled measurement: weekly and on demand, the whole ``./run compat``, and its change to
+    compat/results.json opened as a pull request by an action pinned to a commit."""
+    wf = yaml.safe_load(text)
+    on = wf.get(True, wf.get("on")) or {}  # YAML 1.1 reads the key `on` as True
+    problems = []
+    crons = [c.get("cron", "") for c in on.get("schedule") or []]
+    if not any(len(c.split()) == 5 and c.split()[2:4] == ["*", "*"] and c.split()[4] != "*" for c in crons):
+        problems.append(f"{shown}: no weekly schedule (on.schedule cron 'M H * * D'), found {crons}")
+    if "workflow_dispatch" not in on:
+        problems.append(f"{shown}: cannot be run on demand (no on.workflow_dispatch)")
+    steps = [s for job in wf.get("jobs", {}).values() for s in job.get("steps", [])]
+    runs = [s.get("run", "") for s in steps]
+    at = next((i for i, r in enumerate(runs) if re.search(r"^\./run compat(\s+--[a-z-]+)*\s*(\|\||&&|;|$)", r.strip())), None)
+    if at is None:
+        problems.append(f"{shown}: no step runs the whole `./run compat` (every environment, every block)")
+    pr = next((i for i, s in enumerate(steps) if s.get("uses", "").startswith("peter-evans/create-pull-request@")), None)
+    if pr is None or (at is not None and pr < at):
+        problems.append(f"{shown}: no peter-evans/create-pull-request step after the measurement")
+    elif not re.fullmatch(r"peter-evans/create-pull-request@[0-9a-f]{40}", steps[pr]["uses"]):
+        problems.append(f"{shown}: {steps[pr]['uses']} is not pinned to a commit")
+    elif "compat/results.json" not in str(steps[pr].get("with", {}).get("add-paths", "")):
+        problems.append(f"{shown}: the pull request does not add compat/results.json")
+    return problems
+
+
+def test_compat_is_measured_weekly_and_on_demand_and_opened_as_a_pull_request():
+    text = COMPAT_WORKFLOW.read_text(encoding="utf-8")
+    assert compat_workflow_problems(text) == []
+    for old, new, said in (('    - cron: "17 3 * * 1"', '    - cron: "17 3 * * *"', "no weekly schedule"),
+                           ("  workflow_dispatch:\n", "", "cannot be run on demand"),
+                           ("run: ./run compat --discard", "run: ./run compat --discard snippets/home", "no step runs"),
+                           ("create-pull-request@22a9089034f40e5a961c8808d113e2c98fb63676", "create-pull-request@v7",
+                            "is not pinned")):
+        assert text.count(old) == 1, old
+        [problem] = compat_workflow_problems(text.replace(old, new))
+        assert problem.startswith(".github/workflows/compat.yml: ") and said in problem, problem
 
 
 def test_actionlint_fails_on_a_broken_workflow(tmp_path):

@@ -19,17 +19,24 @@ reader's machine has no such file. The pages' own environment (the Python of ``.
 not measured here: the test suite checks it on four reader machines.
 
 Each block runs alone, as ``python block.py`` in an empty folder of its own, and its stdout is compared
-with the output the page shows. What was measured, and when, goes to ``compat/``: ``results.json`` (every
-environment's versions and each block's outcome, with diffs) and a table per language, included on both
-home pages by ``hooks/compat.py``. Each environment is one row; measuring one replaces only its row::
+with the output the page shows. What was measured goes to ``compat/results.json``: every environment's
+versions and each block's outcome (with its diff), the fingerprint of the snippet file it ran, the date and
+the commit (``git rev-parse HEAD``) it was measured at. The home pages' table is computed from it at build
+time (``hooks/compat.py``), against the snippet files as they are then: a block added or changed since it
+was measured shows as not measured, so a new snippet needs no compat run to be published truthfully (the
+scheduled workflow ``.github/workflows/compat.yml`` measures everything weekly and opens a pull request).
+Each environment is one row; measuring one replaces only its row; measuring some snippet files merges
+their outcomes into each row::
 
     ./run compat                          # every supported Python found here, pinned and newest
     ./run compat --python 3.13 --set newest   # one environment (its row is replaced, the others kept)
+    ./run compat snippets/practice/x.md   # these blocks, in each environment, merged into its row
     ./run compat --no-install             # reuse the environments as they are
-    ./run compat --tables                 # only rewrite each language's table from results.json
-    ./run compat snippets/home            # only some snippet files: reported, nothing written
+    ./run compat --tables                 # print each language's table as the home pages show it (no run)
 
 The environments live in ``.cache/compat/<python>-<set>`` (the CUDA build of torch makes each a few GB).
+A merge keeps a row's other outcomes only if the environment still has the versions the row was measured
+with; otherwise the row holds just the blocks measured now, and the others show as not measured.
 Exit status: 0 when it ran (differences are results, not errors), 1 when an environment could not be
 made (no such Python here, or ``pip install`` failed: its row then says so).
 """
@@ -40,7 +47,6 @@ import argparse
 import concurrent.futures
 import datetime as dt
 import difflib
-import hashlib
 import json
 import os
 import platform
@@ -54,6 +60,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from hooks import site_facts
+from hooks.compat import PACKAGES, fingerprint, snippet_of, table, today
 from tools import snippets
 from tools.files import write_atomic
 
@@ -61,8 +68,6 @@ ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / ".cache" / "compat"
 OUT = ROOT / "compat"
 PYTHONS = ROOT / "tools" / "python-versions.txt"  # also read by ./run
-# distribution name -> import name, in the order they are installed and shown
-PACKAGES = {"torch": "torch", "numpy": "numpy", "matplotlib": "matplotlib", "scikit-learn": "sklearn"}
 SETS = ("pinned", "newest")
 TIMEOUT = 600  # seconds per block; a first CUDA-build import of torch is slow
 
@@ -85,16 +90,27 @@ class Outcome:
     seconds: float
     diff: str = ""  # unified diff, page output -> this environment's output
     error: str = ""  # stderr tail when the block failed
-    source: str = ""  # fingerprint of the block's code and shown output (see fingerprint)
+    source: str = ""  # fingerprint of the snippet file it ran (hooks/compat.py: fingerprint)
+    date: str = ""  # the day it was measured
+    commit: str = ""  # HEAD of the repository when it was measured ("" without git)
 
 
 class EnvError(Exception):
     """An environment that could not be made; the message is what the table shows."""
 
 
-def fingerprint(block: snippets.Block) -> str:
-    """Changes when the block's code or its shown output does: a table measured before is stale."""
-    return hashlib.sha256(f"{block.code}\0{block.expected or ''}".encode()).hexdigest()[:16]
+def block_fingerprint(block: snippets.Block) -> str:
+    """The fingerprint of the snippet file a block was read from, as it was read."""
+    return fingerprint(block.source if block.source is not None else block.path.read_bytes())
+
+
+def head_commit(root: Path = ROOT) -> str:
+    """The commit measured (``git rev-parse HEAD``), or "" where git cannot say."""
+    try:
+        proc = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return proc.stdout.strip() if proc.returncode == 0 else ""
 
 
 def supported(path: Path = PYTHONS) -> list[str]:
@@ -198,6 +214,34 @@ def versions(python: Path | str) -> dict[str, str]:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+def fingerprints_at(pairs: set[tuple[str, str]], root: Path = ROOT) -> dict[tuple[str, str], str | None]:
+    """The fingerprint of each (commit, snippet file) in git, by one ``git cat-file --batch`` (None: not there,
+    or no git)."""
+    keys = sorted(pairs)
+    try:
+        proc = subprocess.run(["git", "cat-file", "--batch"], cwd=root, capture_output=True,
+                              input="".join(f"{c}:{p}\n" for c, p in keys).encode())
+    except OSError:
+        return dict.fromkeys(keys)
+    found, out = {}, proc.stdout
+    for key in keys:
+        head, _, out = out.partition(b"\n")
+        if not head or head.endswith((b" missing", b" ambiguous")):
+            found[key] = None
+            continue
+        size = int(head.split()[2])
+        found[key], out = fingerprint(out[:size]), out[size + 1:]
+    return found
+
+
+def committed_only(outcomes: list[dict], root: Path = ROOT) -> list[dict]:
+    """The outcomes with the commit they name kept only where that commit holds the snippet file they ran: a
+    block measured on a file not committed as it was has no commit ("" : the table shows its date alone)."""
+    at = fingerprints_at({(o["commit"], snippet_of(o["name"])) for o in outcomes if o.get("commit")}, root)
+    return [{**o, "commit": o["commit"] if at.get((o["commit"], snippet_of(o["name"]))) == o["source"] else ""}
+            if o.get("commit") else o for o in outcomes]
+
+
 def run_block(python: Path | str, block: snippets.Block, timeout: float = TIMEOUT) -> Outcome:
     """Run one block alone in a fresh interpreter, in an empty folder, and compare with the page."""
     start = time.perf_counter()
@@ -219,7 +263,8 @@ def run_block(python: Path | str, block: snippets.Block, timeout: float = TIMEOU
     diff = "" if stdout == expected else "".join(difflib.unified_diff(
         expected.splitlines(True), stdout.splitlines(True), "page", "measured"))
     error = "" if code == 0 else "\n".join(stderr.strip().splitlines()[-15:])
-    return Outcome(block.name, same, round(seconds, 1), diff, error, fingerprint(block))
+    return Outcome(block.name, same, round(seconds, 1), diff, error, block_fingerprint(block),
+                   dt.date.today().isoformat(), head_commit())
 
 
 def compare(python: Path | str, blocks: list[snippets.Block], jobs: int = 2,
@@ -233,22 +278,24 @@ def measure(minor: str, which: str, blocks: list[snippets.Block], do_install: bo
             constraint: str = os.devnull, cache: Path = CACHE) -> dict:
     """One environment (Python ``minor``, versions ``which``): made, installed, every block run.
     Returns its row of results.json; an environment that cannot be made is a row with its ``error``."""
-    row = {"python": minor, "set": which, "date": dt.date.today().isoformat(), "asked": {}, "versions": {},
-           "error": "", "outcomes": []}
+    row = {"python": minor, "set": which, "date": dt.date.today().isoformat(), "commit": head_commit(),
+           "asked": {}, "versions": {}, "error": "", "outcomes": []}
     venv = cache / f"{minor}-{which}"
     try:
-        base = find_python(minor)
         py = venv_python(venv)
         if not py.exists():
+            base = find_python(minor)
             print(f"creating {venv} with {base} ...", flush=True)
             subprocess.run([str(base), "-m", "venv", str(venv)], check=True)
             do_install = True
-        row["asked"] = pinned() if which == "pinned" else newest_on_index(py, constraint)
         if do_install:
+            row["asked"] = pinned() if which == "pinned" else newest_on_index(py, constraint)
             print(f"installing into {venv}, each by its exact version (the CUDA build of torch is a few GB):",
                   flush=True)
             install(py, row["asked"], constraint)
         row["versions"] = versions(py)
+        if not do_install:  # as it is: what it has is what was asked
+            row["asked"] = {d: row["versions"][d].split("+")[0] for d in PACKAGES}
     except EnvError as err:
         row["error"] = str(err)
         print(f"Python {minor}, {which}: {err}", flush=True)
@@ -267,68 +314,11 @@ def measure(minor: str, which: str, blocks: list[snippets.Block], do_install: bo
     differing = sum(not o.same for o in outcomes)
     print(f"Python {minor}, {which}: {len(outcomes) - differing} of {len(outcomes)} blocks print the same; "
           f"{differing} differ ({time.perf_counter() - start:.0f} s)", flush=True)
-    row["outcomes"] = [asdict(o) for o in outcomes]
+    row["outcomes"] = committed_only([asdict(o) for o in outcomes])
     return row
 
 
-# --------------------------------------------------------------------------- the table
-
-def _labels(lang: str) -> dict:
-    """This language's table strings (mkdocs.yml: the i18n language's ``extra.strings.compat``)."""
-    return site_facts.load().text(lang, "compat")
-
-
-def _torch_cell(lab: dict, version: str, build: str | None) -> str:
-    if not build:
-        return version
-    kind = "CUDA" if build.startswith("CUDA") else "CPU"
-    return lab["build_cell"].format(version=version.split("+")[0], label=lab["torch_build"][kind])
-
-
-def _dates(rows: list[dict]) -> str:
-    days = sorted({r["date"] for r in rows})
-    return days[0] if len(days) == 1 else f"{days[0]}–{days[-1]}"
-
-
-def table(lang: str, result: dict) -> str:
-    """The markdown the home page of ``lang`` shows: the pages' environment, then one row per
-    measured environment, then what differs and what could not be installed."""
-    lab = _labels(lang)
-    rows = [lab["head"], "|---|---|" + "---|" * len(PACKAGES) + "---|"]
-    pages = result["pages"]
-    cells = [_torch_cell(lab, pages[d], pages["torch_build"]) if d == "torch" else pages[d] for d in PACKAGES]
-    rows.append(f"| {pages['python']} | {lab['set']['pages']} | " + " | ".join(cells) + f" | {lab['pages_same']} |")
-    notes, differ = [], {}  # (set, blocks) -> the Pythons whose environment of that set differs on them
-    for row in result["environments"]:
-        name = lab["env_name"].format(python=row["python"], set=lab["set"][row["set"]])
-        if row["error"]:
-            cells = [row["asked"].get(d, "") for d in PACKAGES]
-            rows.append(f"| {row['python']} | {lab['set'][row['set']]} | " + " | ".join(cells)
-                        + f" | {lab['not_measured']} |")
-            notes.append(lab["error"].format(env=name, error=row["error"]))
-            continue
-        v = row["versions"]
-        cells = [_torch_cell(lab, v[d], v["torch_build"]) if d == "torch" else v[d] for d in PACKAGES]
-        total = len(row["outcomes"])
-        differing = [o["name"] for o in row["outcomes"] if not o["same"]]
-        count = lab["count"].format(same=total - len(differing), total=total)
-        rows.append(f"| {v['python']} | {lab['set'][row['set']]} | " + " | ".join(cells) + f" | {count} |")
-        if differing:
-            differ.setdefault((row["set"], tuple(differing)), []).append(row["python"])
-    explained = False
-    for (kind, differing), pythons in differ.items():  # one note per set of blocks, in the rows' order
-        env = lab["env_name"].format(python=lab["pythons_join"].join(pythons), set=lab["set"][kind])
-        note = lab["differs"].format(env=env, names=", ".join(f"`{n}`" for n in differing))
-        if not explained and any(n.startswith("snippets/home/versions.md") for n in differing):
-            note += lab["versions_note"]  # once: it says the same of every environment
-            explained = True
-        notes.append(note)
-    measured = [r for r in result["environments"] if not r["error"]] or result["environments"]
-    summary = lab["summary"].format(when=_dates(measured), machine=result["machine"])
-    if not any(n for n in notes if n):
-        notes.append(lab["none_differs"])
-    return "\n".join(rows) + "\n\n" + lab["join"].join([summary, *notes]) + "\n"
-
+# --------------------------------------------------------------------------- results.json
 
 def machine() -> str:
     """e.g. ``Linux x86_64, Intel(R) Xeon(R) Processor (AVX-512)``."""
@@ -353,22 +343,49 @@ def merge(result: dict | None, rows: list[dict], pages: dict, order: list[str]) 
     return {"machine": machine(), "pages": pages, "environments": envs}
 
 
+def merge_blocks(old: dict | None, new: dict) -> tuple[dict, str]:
+    """The row of one environment after measuring some of its blocks (``new``): their outcomes replace
+    those of the same snippet files in ``old`` and the others are kept, if the environment still has the
+    versions ``old`` was measured with. Otherwise (no old row, it could not be installed then, or its
+    versions moved) the row is ``new`` alone and the others are not measured. A ``new`` that could not be
+    made keeps ``old``: it is still what was measured. Returns the row and what happened, in a sentence."""
+    env = f"Python {new['python']}, {new['set']}"
+    if new["error"]:
+        return (old or new), f"{env}: {new['error']}; its row is kept as it was"
+    if not old or old["error"]:
+        return new, f"{env}: a new row with {len(new['outcomes'])} blocks; the others are not measured"
+    if old["versions"] != new["versions"]:
+        moved = ", ".join(f"{d} {old['versions'].get(d)} -> {v}" for d, v in new["versions"].items()
+                          if old["versions"].get(d) != v)
+        return new, (f"{env}: the versions moved since the row was measured ({moved}): the row now holds only the "
+                     f"{len(new['outcomes'])} blocks measured now; `./run compat --python {new['python']} --set "
+                     f"{new['set']}` measures the others")
+    measured = {snippet_of(o["name"]) for o in new["outcomes"]}
+    outcomes = [o for o in old["outcomes"] if snippet_of(o["name"]) not in measured] + new["outcomes"]
+    for o in outcomes:  # an outcome merged before carries its own; those of the row's own run get the row's
+        o.setdefault("date", old["date"])
+        o.setdefault("commit", old.get("commit", ""))
+    row = {**old, "outcomes": sorted(outcomes, key=lambda o: o["name"])}
+    return row, f"{env}: {len(new['outcomes'])} blocks merged into its row"
+
+
 def write(result: dict, out: Path = OUT) -> list[Path]:
-    """results.json and every language's table, each written atomically."""
+    """results.json, written atomically (the home pages' table is computed from it at build time)."""
     out.mkdir(parents=True, exist_ok=True)
-    written = []
-    for lang in site_facts.load().languages:
-        path = out / f"table.{lang}.md"
-        write_atomic(path, table(lang, result))
-        written.append(path)
     path = out / "results.json"
     write_atomic(path, json.dumps(result, ensure_ascii=False, indent=1) + "\n")
-    return written + [path]
+    return [path]
+
+
+def _shown(path: Path) -> str:
+    path = path.resolve()
+    return str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="./run compat", description=__doc__.split("\n\n")[0])
-    ap.add_argument("paths", nargs="*", type=Path, help="snippet files or folders (default: all; then nothing is written)")
+    ap.add_argument("paths", nargs="*", type=Path,
+                    help="snippet files or folders: measure only their blocks and merge them into each row (default: all)")
     ap.add_argument("--python", action="append", default=[], metavar="3.X",
                     help="only this Python (repeatable; default: every one of tools/python-versions.txt)")
     ap.add_argument("--set", action="append", default=[], choices=SETS, help="only these versions (repeatable)")
@@ -376,14 +393,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--constraint", default=os.devnull, metavar="FILE",
                     help="pip constraint file for the installs (default: none, replacing a site-wide one)")
     ap.add_argument("--jobs", type=int, default=2, help="blocks run at once (default 2)")
-    ap.add_argument("--out", type=Path, default=OUT, help="where the tables go (default compat/)")
+    ap.add_argument("--out", type=Path, default=OUT, help="where results.json goes (default compat/)")
+    ap.add_argument("--cache", type=Path, default=CACHE, help="where the environments live (default .cache/compat/)")
+    ap.add_argument("--discard", action="store_true",
+                    help="remove each environment once it is measured (a few GB each: for CI runners' disks)")
     ap.add_argument("--tables", action="store_true",
-                    help="only rewrite each language's table from the last results.json (no run): for a new language")
+                    help="only print each language's table from results.json, as the home pages show it (no run)")
     args = ap.parse_args(argv)
     results = args.out / "results.json"
     if args.tables:
-        for path in write(json.loads(results.read_text(encoding="utf-8")), args.out):
-            print(f"wrote {path.relative_to(args.out.resolve().parent) if path.is_absolute() else path}")
+        facts, now = site_facts.load(), today(ROOT)
+        for lang in facts.languages:
+            print(f"<!-- {lang} -->\n{table(lang, json.loads(results.read_text(encoding='utf-8')), now, facts)}")
         return 0
     order = supported()
     unknown = [v for v in args.python if v not in order]
@@ -391,20 +412,28 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"./run compat: Python {', '.join(unknown)} is not supported ({PYTHONS.name}: {', '.join(order)})")
     pages = {**versions(sys.executable)}
     blocks = snippets.collect(args.paths or None)
-    rows = []
+    unreadable = [b.error for b in blocks if b.error]
+    if unreadable:
+        raise SystemExit("./run compat: these snippet files cannot be read; fix them first:\n" + "\n".join(unreadable))
+    failed = False
     for minor in args.python or order:
         for which in args.set or SETS:
             if which == "pinned" and minor == ".".join(pages["python"].split(".")[:2]):
                 continue  # the pages' own environment: the test suite checks it
-            rows.append(measure(minor, which, blocks, do_install=not args.no_install, jobs=args.jobs,
-                                constraint=args.constraint))
-            if not args.paths:  # each environment's row as soon as it is measured
-                old = json.loads(results.read_text(encoding="utf-8")) if results.exists() else None
-                for path in write(merge(old, rows[-1:], pages, order), args.out):
-                    print(f"wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
-    if args.paths:
-        print("only some snippet files: results.json and the tables are not written")
-    return 1 if any(r["error"] for r in rows) else 0
+            row = measure(minor, which, blocks, do_install=not args.no_install, jobs=args.jobs,
+                          constraint=args.constraint, cache=args.cache)
+            failed |= bool(row["error"])
+            if args.discard:
+                shutil.rmtree(args.cache / f"{minor}-{which}", ignore_errors=True)
+            old = json.loads(results.read_text(encoding="utf-8")) if results.exists() else None
+            if args.paths:
+                before = next((r for r in (old or {}).get("environments", [])
+                               if (r["python"], r["set"]) == (minor, which)), None)
+                row, said = merge_blocks(before, row)
+                print(said, flush=True)
+            for path in write(merge(old, [row], pages, order), args.out):  # each row as soon as it is measured
+                print(f"wrote {_shown(path)}", flush=True)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -929,13 +929,17 @@ def reconcile(block: Block, result: Result, write: bool = False, figures: Path |
     stdout = result.stdout
     if (block.expected or "") != stdout:
         if block.expected is None:
-            msg = f"{block.name} prints output but shows none: add `{MARKER}` and run `python -m tools.snippets refresh`"
+            msg = f"{block.name} prints output but shows none: `./run refresh {_rel(block.path)}` writes it under the block"
         else:
             msg = f"{block.name}: output differs from the page\n" + _output_diff(block, stdout)
         try:
+            before = read(block.path) if write else ""
             fixed = write and rewrite_output(block.path, block, stdout)
         except SnippetError as err:
             fixed, msg = False, f"{msg}\n{err}"
+        if fixed:  # what refresh did, as the diff of the file it wrote
+            msg = "".join(difflib.unified_diff(before.splitlines(True), read(block.path).splitlines(True),
+                                               f"a/{_rel(block.path)}", f"b/{_rel(block.path)}")).rstrip("\n")
         found.append(Finding(block.name, msg, fixed))
     saved = [(figures / n, d) for n, d in result.figures.items()]
     saved += [(data_dir / n, d) for n, d in result.data.items()]
@@ -943,12 +947,15 @@ def reconcile(block: Block, result: Result, write: bool = False, figures: Path |
         name, rel = target.name, _rel(target)
         if not target.exists():
             msg = f"{block.name} saves {name}, but {rel} is not committed"
+            done = f"wrote {rel} (new): {block.name} saves it"
         else:
             diff, how = compare_file(name, target.read_bytes(), content)
             if diff is None or not diff.moved:
                 continue
             msg = f"{block.name} {'writes' if name.endswith(DATA_SUFFIX) else 'draws'} {rel} differently ({how}): {diff}"
+            done = f"wrote {rel}: {block.name} {'writes' if name.endswith(DATA_SUFFIX) else 'draws'} it differently now ({how}): {diff}"
         if write:
+            msg = done
             target.parent.mkdir(parents=True, exist_ok=True)
             write_atomic(target, content)
         found.append(Finding(block.name, msg, write))
@@ -973,6 +980,14 @@ def check(blocks: list[Block], results: list[Result], write: bool = False) -> li
 
 
 # --------------------------------------------------------------------------- command line
+
+
+def unverifiable_note(facts: list[str]) -> str:
+    """What ``check --variants`` says of the kernel facts this CPU cannot show: a fact, not a problem."""
+    if not facts:
+        return ""
+    return "\n".join([f"For information, nothing to do: {len(facts)} kernel facts this CPU cannot show "
+                       "(a run on a CPU that can checks them):", *(f"  {c}" for c in facts)])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -1006,7 +1021,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "refresh":
         findings = check(blocks, runs[label], write=True)
         for f in findings:
-            print(("rewrote: " if f.fixed else "") + f.message, end="\n\n")
+            print(f.message, end="\n\n")  # a fixed one is what was written (a diff), the others what to fix
         changed = sorted({f.block for f in findings if f.fixed})
         unfixed = [f for f in findings if not f.fixed]
         print(f"{len(blocks)} blocks run in {seconds[label]:.1f} s; blocks with rewritten outputs or figures:"
@@ -1019,11 +1034,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.variants:
         reports, host = kernel_reports(variants), host_isa()
         native = reports[next(iter(reports))]
+        unverifiable = []
         for lab, report in reports.items():
             print(f"{lab}: {describe(report)}")
             for bad, cannot in machine_checks(lab, variants[lab], report, native, host).values():
                 failures += bad
-                print(*(f"  not verifiable here: {c}" for c in cannot), sep="\n", end="\n" if cannot else "")
+                unverifiable += cannot
+        if unverifiable:
+            print(unverifiable_note(unverifiable))
     for f in failures:
         print(f, end="\n\n")
     times = ", ".join(f"{lab}: {s:.1f} s" for lab, s in seconds.items())
