@@ -285,9 +285,11 @@ def _torch_cell(lab: dict, version: str, build: str | None) -> str:
     return lab["build_cell"].format(version=version.split("+")[0], label=lab["torch_build"][kind])
 
 
-def _dates(rows: list[dict]) -> str:
+def _dates(rows: list[dict], lab: dict | None = None) -> str:
+    """The days measured: one day, or a range written the language's way (``extra.strings.compat.range``:
+    "2026-12-02 至 2026-12-04" in Chinese, where "–" is no range mark)."""
     days = sorted({r["date"] for r in rows})
-    return days[0] if len(days) == 1 else f"{days[0]}–{days[-1]}"
+    return days[0] if len(days) == 1 else (lab or {}).get("range", "{first}–{last}").format(first=days[0], last=days[-1])
 
 
 def table(lang: str, result: dict) -> str:
@@ -324,7 +326,7 @@ def table(lang: str, result: dict) -> str:
             explained = True
         notes.append(note)
     measured = [r for r in result["environments"] if not r["error"]] or result["environments"]
-    summary = lab["summary"].format(when=_dates(measured), machine=result["machine"])
+    summary = lab["summary"].format(when=_dates(measured, lab), machine=result["machine"])
     if not any(n for n in notes if n):
         notes.append(lab["none_differs"])
     return "\n".join(rows) + "\n\n" + lab["join"].join([summary, *notes]) + "\n"
