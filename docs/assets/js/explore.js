@@ -82,7 +82,7 @@
 
   function decade(v) {  // a log axis' tick at a whole decade as the static figure writes it: 10⁻⁴, not 1e-04
     var e = String(Math.round(Math.log10(v)));
-    return e === "0" ? "1" : e === "1" ? "10" : "10" + e.split("").map(function (c) { return SUPERSCRIPT[c]; }).join("");
+    return "10" + e.split("").map(function (c) { return SUPERSCRIPT[c]; }).join("");
   }
 
   function build(figure) {
