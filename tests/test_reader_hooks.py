@@ -307,3 +307,18 @@ def test_built_pages_heading_anchors_speak_the_pages_language(built_site):
         if titles - {want}:
             problems.append(f"{rel}: heading anchors titled {sorted(titles - {want})}, not {want!r}")
     assert not problems, "\n".join(problems[:20])
+
+
+def test_footer_links_label_with_the_languages_colon(built_site):
+    """overrides/partials/footer.html: "上一页：…" on a Chinese page (Material writes "上一页: …").
+    Mutation: the override removed, or label_colon not used, leaves ": " in the Chinese labels."""
+    facts = site_facts.load()
+    problems, seen = [], 0
+    for page in sorted(built_site.glob("**/index.html")):
+        rel = page.relative_to(built_site).as_posix()
+        colon = facts.text(facts.lang_of(rel), "label_colon")
+        for label in re.findall(r'class="md-footer__link[^"]*" aria-label="([^"]*)"', page.read_text(encoding="utf-8")):
+            seen += 1
+            if colon not in label:
+                problems.append(f"{rel}: footer link labelled {label!r}, not with {colon!r}")
+    assert seen and not problems, "\n".join(problems[:20])
