@@ -481,8 +481,8 @@ def test_an_explorable_draws_from_file_urls(built_site, explore_browser):
 @pytest.mark.parametrize("lang", SITE.languages)
 def test_the_readouts_use_the_languages_punctuation(explore_browser, lang):
     """The point readout and the legend's "label：value" use the language's colon (extra.strings.explore.colon).
-    Mutation: the zh strings without
-    ``colon`` give "训练步数 120: …"."""
+    Mutation (run once): explore.js joining
+    with ": " instead of the string gives "训练步数 1: 不预热 2.863 …" on the zh page, and this test fails."""
     src, figs = next(iter(_explorables(lang).items()))
     ctx, page, errors = _open(explore_browser, _page_path(lang, src))
     try:
