@@ -75,9 +75,11 @@ def _torch_cell(lab: dict, version: str, build: str | None) -> str:
     return lab["build_cell"].format(version=version.split("+")[0], label=lab["torch_build"][kind])
 
 
-def _dates(days: set[str]) -> str:
+def _dates(days: set[str], lab: dict | None = None) -> str:
+    """The days measured: one day, or a range written the language's way (``extra.strings.compat.range``:
+    "2026-12-02 至 2026-12-04" in Chinese, where "–" is no range mark)."""
     days = sorted(days)
-    return days[0] if len(days) == 1 else f"{days[0]}–{days[-1]}"
+    return days[0] if len(days) == 1 else (lab or {}).get("range", "{first}–{last}").format(first=days[0], last=days[-1])
 
 
 def _runs(env: dict, outcomes: list[dict]) -> list[tuple[tuple[str, str], int]]:
@@ -145,7 +147,7 @@ def table(lang: str, result: dict, now: dict[str, str], facts=None) -> str:
         env = lab["env_name"].format(python=lab["pythons_join"].join(pythons), set=lab["set"][kind])
         notes.append(lab["unmeasured_note"].format(env=env, n=len(left), blocks=lab["blocks"][min(len(left), 2) - 1],
                                                    names=_names(lab, list(left))))
-    summary = lab["summary"].format(when=_dates(days or {r["date"] for r in result["environments"]}),
+    summary = lab["summary"].format(when=_dates(days or {r["date"] for r in result["environments"]}, lab),
                                     machine=result["machine"])
     return "\n".join(rows) + "\n\n" + lab["join"].join([summary, *notes, *errors]) + "\n"
 

@@ -14,12 +14,17 @@ On the HTML of each Chinese page, outside ``<pre>``, ``<code>``, ``<script>`` an
   ``<span class="rn-nobr">`` (``white-space: nowrap`` in site.css), so no line starts with "，"
   or "。" after a formula.
 
-``check(html)`` lists what is left; tests/test_zh_typeset.py runs it on every built Chinese page.
+``check(html)`` lists what is left, and what no hook can fix because it is a matter of wording
+(zh-style.md): a single "—" used as a separator (the dash is ——), a range written with "–" (～ or 至),
+a number in programmer's e-notation (3.9e-04: write 3.9×10⁻⁴) or printf's ``10^1`` in prose, "0.010 对
+0.006" for "against", a question heading without ？, and a number of five digits or more in a formula
+not grouped (``66048``: write it with a thin space, ``66\\,048`` in TeX). tests/test_reader_hooks.py runs it on every built Chinese page.
 """
 
 from __future__ import annotations
 
 import functools
+import html as html_lib
 import re
 import sys
 from pathlib import Path
@@ -96,6 +101,25 @@ _CHECKS = (
 )
 
 
+# wording, on the text a reader sees (tags removed; code, formulas and quotations of the source articles kept out)
+_WORDING = (
+    (re.compile(r"(?<!—)—(?!—)"), "a single “—” as a separator (write ——, or ：)"),
+    (re.compile(r"[\d)）]\s*–\s*[\d(（]"), "a range written with “–” (write ～ or 至)"),
+    (re.compile(r"(?<![\w.])\d+(?:\.\d+)?[eE][-+]\d+\b"), "a number in e-notation in prose (write 3.9×10⁻⁴)"),
+    (re.compile(r"\b10\^[-−]?\d"), "printf's 10^n in prose (write the number, or ×10ⁿ)"),
+    (re.compile(r"\d[\d.%]*\s*对\s*[-−]?\d"), "“A 对 B” for “A against B” (write “A，而 B 是 …” or “A 与 B”)"),
+)
+_QUESTION = re.compile(r"为什么|怎么|怎样|如何|哪|吗|多少|什么")
+_HEADING = re.compile(r"<h([1-6])\b[^>]*>(.*?)</h\1>", re.S)
+_PERMALINK = re.compile(r'<a class="headerlink"[^>]*>.*?</a>', re.S)
+_QUOTED_SOURCE = re.compile(r"<blockquote\b.*?</blockquote>", re.S)  # a source article's words keep its punctuation
+_MATH_NUMBER = re.compile(r"<mn>(\d{5,})</mn>")
+
+
+def _plain(html: str) -> str:
+    return html_lib.unescape(re.sub(r"<[^>]+>", "", html))
+
+
 def check(html: str) -> list[str]:
     """What is left in a built page: each a short excerpt of the text around the defect.
 
@@ -111,6 +135,16 @@ def check(html: str) -> list[str]:
                     continue
                 excerpt = re.sub(r"<[^>]*>?|^[^<>]*>", "", text[max(0, m.start() - 12):m.end() + 12])
                 problems.append(f"{what}: …{excerpt.strip()}…")
+    prose = _plain(_QUOTED_SOURCE.sub(" ", "".join(parts[i] if i % 3 == 0 else " " for i in range(len(parts)))))
+    for pattern, what in _WORDING:
+        for m in pattern.finditer(prose):
+            problems.append(f"{what}: …{prose[max(0, m.start() - 12):m.end() + 12].strip()}…")
+    for m in _HEADING.finditer(body):  # a chapter's title (h1) names a topic: "为什么深层网络难训练"
+        title = _plain(_PERMALINK.sub("", m.group(2))).strip()
+        if m.group(1) != "1" and _QUESTION.search(title) and "？" not in title:
+            problems.append(f"a question heading without ？: …{title}…")
+    for m in _MATH_NUMBER.finditer(body):
+        problems.append(f"a number of five digits or more not grouped in a formula (\\, between groups): …{m.group(1)}…")
     return problems
 
 

@@ -93,3 +93,34 @@ def test_copied_code_has_no_blanks_before_an_annotation():
 
     html = '<pre><code>y = f(x)<span class="w">  </span><span class="c1"># (1)!</span>\n</code></pre>'
     assert compact(html) == '<pre><code>y = f(x)<span class="c1"># (1)!</span>\n</code></pre>'
+
+
+def _glossary_terms() -> list[str]:
+    """The Chinese terms of the zh glossary's first column, each part of "A（B）" and "A / B" on its own."""
+    text = (SITE.docs / "zh" / "glossary.md").read_text(encoding="utf-8")
+    cells = [re.sub(r"<[^>]+>", "", line.split("|")[1]).strip() for line in text.split("\n") if line.startswith("| <span id=")]
+    return [p.strip() for cell in cells for p in re.split(r"[（）/]", cell) if re.fullmatch(r"[\u4e00-\u9fff]{2,}", p.strip())]
+
+
+def _not_whole(terms: list[str], index: dict, page: str = "glossary") -> list[str]:
+    """Terms the search index holds only in pieces on ``page`` (a query for one would match its parts)."""
+    sep = re.compile(index["config"]["separator"])
+    tokens = {t for d in index["docs"] if d["location"].startswith(page) for t in sep.split(d["title"] + " " + d["text"])}
+    return [t for t in terms if t not in tokens]
+
+
+def test_every_glossary_term_is_one_word_of_the_chinese_search(built_site):
+    """search-terms.zh.txt keeps each glossary term whole (残差流, 超连接, 秩坍缩 …): a search for it finds
+    and ranks the term, not each of its characters."""
+    terms = _glossary_terms()
+    assert {"残差流", "超连接", "秩坍缩", "双随机矩阵"} <= set(terms) and len(terms) > 50, terms
+    index = json.loads((built_site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    missing = _not_whole(terms, index)
+    assert not missing, "glossary terms the Chinese search splits (add them to search-terms.zh.txt): " + "、".join(missing)
+
+
+def test_a_glossary_term_split_by_the_segmenter_is_named():
+    """Mutation: an index in which jieba cut 残差流 into 残差 + 流."""
+    index = {"config": {"separator": "[\\s\\u200b]+"},
+             "docs": [{"location": "glossary/#x", "title": "术语表", "text": "残差\u200b流 是 超连接"}]}
+    assert _not_whole(["残差流", "超连接"], index) == ["残差流"]

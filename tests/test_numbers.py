@@ -270,3 +270,13 @@ def test_the_rules_do_not_hide_measurements():
     assert _unbound("In 2016 the ratio was about 1647.") == ["1647"]
     assert _unbound("about 25 blocks") == ["25"]
     assert _unbound("over 1000 layers") == ["1000"]
+
+
+def test_a_power_of_ten_written_for_readers_binds_like_e_notation(tmp_path):
+    """A Chinese page writes 4.96×10⁻³ (zh-style: no programmer's 4.96e-03 in prose); the check reads it as
+    0.00496, so a wrong digit or exponent still fails against the printed 4.96e-03."""
+    out = {"a/b.md": "change 4.96e-03\nmin 2.0e-19"}
+    assert _unbound("前者 4.96×10⁻³，最小 2.0×10⁻¹⁹。", out, tmp_path) == []
+    assert _unbound("前者 4.97×10⁻³。", out, tmp_path) == ["4.97×10⁻³"]
+    assert _unbound("前者 4.96×10⁻⁴。", out, tmp_path) == ["4.96×10⁻⁴"]
+    assert numbers.parse_number("3.9×10⁻⁴").value == Decimal("0.00039")

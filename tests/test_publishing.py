@@ -780,3 +780,13 @@ def test_not_found_hook_needs_the_i18n_languages():
     with pytest.raises(Exception, match=r"expected the mkdocs-static-i18n plugin"):
         not_found.on_template_context({}, "404.html", config)
     assert not_found.on_template_context({"x": 1}, "sitemap.xml", config) == {"x": 1}
+
+
+def test_the_compat_dates_are_a_range_written_the_languages_way():
+    """A Chinese page writes a range with 至, not “–” (zh-style.md); the zh string is in mkdocs.yml."""
+    from hooks import compat as hook
+    from hooks import site_facts
+    days = {"2026-12-04", "2026-12-02"}
+    assert hook._dates(days, site_facts.load().text("zh", "compat")) == "2026-12-02 至 2026-12-04"
+    assert hook._dates(days, site_facts.load().text("en", "compat")) == "2026-12-02–2026-12-04"
+    assert hook._dates({"2026-12-04"}) == "2026-12-04"

@@ -252,3 +252,73 @@ def test_a_heading_without_code_under_it_is_left_out():
     H = notebooks.Heading
     items = [H(1, "T", "t"), H(2, "A", "a"), H(3, "A1", "a1"), "x.md", H(2, "B", "b"), H(3, "B1", "b1"), H(2, "C", "c")]
     assert notebooks._with_content(items) == [H(1, "T", "t"), H(2, "A", "a"), H(3, "A1", "a1"), "x.md"]
+
+
+# --------------------------------------------------------------------------- wording the check names (zh-style.md)
+
+@pytest.mark.parametrize("html,what", [
+    ("<p>Zhang et al. 2019—把残差分支初始化为零。</p>", "a single “—”"),
+    ("<p>第 4.1–4.3 节。</p>", "a range written with “–”"),
+    ("<p>梯度从 3.9e-04 降到很小。</p>", "e-notation"),
+    ("<p>梯度在 1.6 × 10^1 左右。</p>", "printf's 10^n"),
+    ("<p>中位数更高（0.010 对 0.006）。</p>", "“A 对 B”"),
+    ('<h2 id="x">超连接为什么不稳定<a class="headerlink" href="#x" title="永久链接">¶</a></h2>', "a question heading without ？"),
+    ("<p><math><mn>43</mn><mo>·</mo><mn>256</mn><mo>=</mo><mn>11008</mn></math></p>", "five digits or more"),
+])
+def test_each_wording_rule_fails_on_its_defect(html, what):
+    """Mutation per rule: the check names the defect on a page that has it."""
+    problems = zh_typeset.check(f"<article>{html}</article>")
+    assert any(what in p for p in problems), problems
+
+
+@pytest.mark.parametrize("html", [
+    "<p>Zhang et al. 2019——把残差分支初始化为零；Sinkhorn–Knopp 迭代，Cauchy–Schwarz 不等式。</p>",
+    "<p>第 4.1 至 4.3 节，0.16～0.29，梯度从 3.9×10⁻⁴ 降下来。<code>x = 1e-4</code></p>",
+    "<p>中位数更高（Pre-LN 0.010，不预热为 0.006），对 10 个种子取中位数。</p>",
+    '<h2 id="x">为什么是两层？原文的说法与订正</h2><h1 id="t">为什么深层网络难训练</h1><h3>三种位置</h3>',
+    "<p><math><mn>43</mn><mo>·</mo><mn>256</mn><mo>=</mo><mn>11</mn><mspace></mspace><mn>008</mn></math></p>",
+    "<blockquote><p>随着层数加深,信号强度可能会被无脑放大3000倍</p><p>——原文</p></blockquote>",
+])
+def test_what_the_wording_rules_allow(html):
+    """——, en dashes inside names, ～/至 ranges, ×10⁻ⁿ, code, a chapter title (h1) and a quoted source pass."""
+    assert zh_typeset.check(f"<article>{html}</article>") == []
+
+
+# --------------------------------------------------------------------------- heading anchors (hooks/permalink_title.py)
+
+from hooks import permalink_title  # noqa: E402
+
+
+def test_heading_anchors_take_the_languages_tooltip_and_other_markup_fails_loudly():
+    page = '<h2 id="a">标题<a class="headerlink" href="#a" title="Permanent link">&para;</a></h2>'
+    assert 'title="永久链接"' in permalink_title.retitle(page, "永久链接")
+    with pytest.raises(Exception, match="expected 'Permanent link'"):
+        permalink_title.retitle(page.replace("Permanent link", "Lien permanent"), "永久链接", "zh/p.md")
+
+
+def test_built_pages_heading_anchors_speak_the_pages_language(built_site):
+    """Mutation: the hook removed from mkdocs.yml leaves "Permanent link" on every Chinese heading."""
+    facts = site_facts.load()
+    problems = []
+    for page in sorted(built_site.glob("**/index.html")):
+        rel = page.relative_to(built_site).as_posix()
+        want = facts.text(facts.lang_of(rel), "permalink_title")
+        titles = set(re.findall(r'class="headerlink" href="[^"]*" title="([^"]*)"', page.read_text(encoding="utf-8")))
+        if titles - {want}:
+            problems.append(f"{rel}: heading anchors titled {sorted(titles - {want})}, not {want!r}")
+    assert not problems, "\n".join(problems[:20])
+
+
+def test_footer_links_label_with_the_languages_colon(built_site):
+    """overrides/partials/footer.html: "上一页：…" on a Chinese page (Material writes "上一页: …").
+    Mutation: the override removed, or label_colon not used, leaves ": " in the Chinese labels."""
+    facts = site_facts.load()
+    problems, seen = [], 0
+    for page in sorted(built_site.glob("**/index.html")):
+        rel = page.relative_to(built_site).as_posix()
+        colon = facts.text(facts.lang_of(rel), "label_colon")
+        for label in re.findall(r'class="md-footer__link[^"]*" aria-label="([^"]*)"', page.read_text(encoding="utf-8")):
+            seen += 1
+            if colon not in label:
+                problems.append(f"{rel}: footer link labelled {label!r}, not with {colon!r}")
+    assert seen and not problems, "\n".join(problems[:20])

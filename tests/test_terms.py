@@ -168,3 +168,25 @@ def test_a_banned_label_in_a_figure_a_snippet_a_nav_title_and_a_notebook_fails(t
     assert any(f.startswith(f"docs/{lang}/notebooks/p.ipynb: '{variant}'") for f in found), found
     assert any(f.startswith("mkdocs.yml: nav title") and f"({lang})" in f for f in found), found
     assert sum(f"({lang})" in f or f".{lang}." in f or f"/{lang}/" in f for f in found) == len(found) == 4, found
+
+
+def test_nav_titles_are_checked_one_by_one(tmp_path):
+    """Two titles side by side ("基础", "Transformer 中的残差") are no phrase; one title holding a variant fails."""
+    lang = SITE.default
+    banned = SITE.strings[lang]["banned_terms"]
+    if "基础 Transformer" not in banned:
+        return
+    ok = terms.outside_prose_problems(tmp_path / "docs", tmp_path / "snippets", figures=(tmp_path,),
+                                      nav_titles={lang: ["基础", "Transformer 中的残差"]})
+    assert not [f for f in ok if "nav title" in f], ok
+    bad = terms.outside_prose_problems(tmp_path / "docs", tmp_path / "snippets", figures=(tmp_path,),
+                                       nav_titles={lang: ["基础 Transformer 入门"]})
+    assert any("nav title" in f and "基础 Transformer" in f for f in bad), bad
+
+
+def test_the_terms_the_editor_asked_for_are_banned_in_chinese():
+    """One term each (issue 40): each variant the review found is a banned variant, so the checks above catch it."""
+    banned = SITE.strings["zh"]["banned_terms"]
+    for variant in ("跳跃路径", "坍塌", "隐藏状态", "推理模式", "基础 Transformer", "PyTorch docs", "§", "GeLU",
+                    "前置 RMSNorm", "Peri-LN 与三明治归一化"):
+        assert variant in banned, f"mkdocs.yml: zh banned_terms lacks {variant!r}"

@@ -123,6 +123,9 @@ class Num:
         return abs(self.value)
 
 
+_SUPERSCRIPT = str.maketrans("⁻⁺⁰¹²³⁴⁵⁶⁷⁸⁹", "-+0123456789")
+
+
 def parse_number(text: str) -> Num:
     """``"0.81"``, ``"−1.4e-39"``, ``"20 000"``, ``"20,000"``, ``"+3.1"`` → value and precision."""
     t = text.strip().replace("−", "-").replace("\u2212", "-")
@@ -130,6 +133,7 @@ def parse_number(text: str) -> Num:
     if t[:1] in "+-":
         sign, t = t[0], t[1:]
     t = re.sub(r"[ \u00a0\u202f\u2009,]", "", t)
+    t = re.sub(r"×10([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)$", lambda m: "e" + m.group(1).translate(_SUPERSCRIPT), t)  # 3.9×10⁻⁴
     m = re.fullmatch(r"(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?", t)
     if not m:
         raise ValueError(f"not a number: {text!r}")
@@ -415,7 +419,8 @@ def en_numeral(words: str) -> int:
     return total + cur
 
 
-_NUMBER = (r"(?P<num>(?:(?<![\w.])[-−+])?(?:\d{1,3}(?:[ \u00a0\u202f\u2009]\d{3})+(?!\d|\.\d)"
+_NUMBER = (r"(?P<num>(?:(?<![\w.])[-−+])?(?:\d+(?:\.\d+)?×10[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+"
+           r"|\d{1,3}(?:[ \u00a0\u202f\u2009]\d{3})+(?!\d|\.\d)"
            r"|\d{1,3}(?:,\d{3})+(?![\d])|\d+(?:\.\d+)?(?:[eE][-−+]?\d+)?))")
 _TOKEN = re.compile(_NUMBER + r"(?P<frac>/\d+(?!\d|\.\d))?"
                     r"(?P<unit>\s?%|\s?×|x(?![A-Za-z0-9])|\s?倍|\s?万|\s+times\b|-fold\b|\s+orders?\s+of\s+magnitude)?")

@@ -277,8 +277,9 @@ def outside_prose_problems(docs: Path = _SITE.docs, snippets: Path = SNIPPETS,
             for variant, use, where in _hits(text, banned[lang]):
                 found.append(f"{svg.relative_to(folder.parent.parent.parent).as_posix()}: {variant!r} in «{where}» — use {use}")
     for lang, titles in (_SITE.nav_titles if nav_titles is None else nav_titles).items():
-        for variant, use, where in _hits("\n".join(titles), banned[lang]):
-            found.append(f"mkdocs.yml: nav title {where!r} ({lang}) holds {variant!r} — use {use}")
+        for title in titles:  # each title alone: two titles side by side are no phrase
+            for variant, use, where in _hits(title, banned[lang]):
+                found.append(f"mkdocs.yml: nav title {where!r} ({lang}) holds {variant!r} — use {use}")
     for path in sorted(snippets.rglob("*.md")):
         rel = f"snippets/{path.relative_to(snippets).as_posix()}"
         code = "\n".join(re.findall(r"^```python\n(.*?)^```$", path.read_text(encoding="utf-8"), re.S | re.M))

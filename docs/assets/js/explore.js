@@ -78,6 +78,13 @@
 
   var seen = 0;
 
+  var SUPERSCRIPT = {"-": "⁻", "0": "⁰", "1": "¹", "2": "²", "3": "³", "4": "⁴", "5": "⁵", "6": "⁶", "7": "⁷", "8": "⁸", "9": "⁹"};
+
+  function decade(v) {  // a log axis' tick at a whole decade as the static figure writes it: 10⁻⁴, not 1e-04
+    var e = String(Math.round(Math.log10(v)));
+    return "10" + e.split("").map(function (c) { return SUPERSCRIPT[c]; }).join("");
+  }
+
   function build(figure) {
     var lang = figure.getAttribute("data-lang");
     var strings = JSON.parse(figure.getAttribute("data-strings"));
@@ -93,6 +100,9 @@
       if (k in state && data.values[k].indexOf(start[k]) >= 0) state[k] = data.values[k].indexOf(start[k]);
     });
     var seriesKeys = Object.keys(data.frames[0].series);
+    // the language's punctuation (extra.strings.explore): "：" after a label in Chinese, and what a
+    // readout shows before the reader points at the chart
+    var colon = strings.colon || ": ", none = strings.none === undefined ? "–" : strings.none;
 
     function shown(key, value) {
       var names = text.values || {};
@@ -173,7 +183,7 @@
 
     function announce(i) {
       var fr = frame();
-      point.textContent = text.x + " " + data.x[i] + ": " + seriesKeys.map(function (s) {
+      point.textContent = text.x + " " + data.x[i] + colon + seriesKeys.map(function (s) {
         return text.series[s] + " " + pyFormat(fr.series[s][i], data.y.format);
       }).join(" · ");
     }
@@ -205,13 +215,13 @@
         axes: [Object.assign({label: text.x}, axis),
                Object.assign({size: 56, space: 18, splits: data.y.log ? decades : undefined,
                               values: function (u, splits) {
-                                return splits.map(function (v) { return v === null ? "" : pyFormat(v, data.y.log ? ".0e" : ".3g"); });
+                                return splits.map(function (v) { return v === null ? "" : data.y.log ? decade(v) : pyFormat(v, ".3g"); });
                               }}, axis)],
-        series: [{label: text.x, value: function (u, v) { return v === null ? "–" : String(v); }}].concat(
+        series: [{label: text.x, value: function (u, v) { return v === null ? none : String(v); }}].concat(
           seriesKeys.map(function (s, i) {
             return {label: text.series[s], stroke: c.series[i], width: 2, points: {show: false},
                     dash: dashed.indexOf(s) >= 0 ? [6, 4] : undefined,
-                    value: function (u, v) { return v === null ? "–" : pyFormat(v, data.y.format); }};
+                    value: function (u, v) { return v === null ? none : pyFormat(v, data.y.format); }};
           })),
       };
     }
