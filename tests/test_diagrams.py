@@ -18,7 +18,7 @@ from hooks import site_facts
 from tools import diagrams, notebooks
 
 SITE = site_facts.load()
-LANG = SITE.others[0] if SITE.others else SITE.default  # a han language where there is one
+LANG = SITE.others[0] if SITE.others else SITE.default  # not the default language: its paths differ most
 
 
 def test_every_chapter_shows_a_diagram_and_every_diagram_is_accessible_in_every_language():
@@ -78,7 +78,7 @@ def test_a_diagram_missing_in_one_language_is_named(docs):
 
 
 @pytest.mark.parametrize("case", ["no desc", "empty title", "desc in the wrong language", "title not labelled",
-                                  "wrong xml:lang", "not well-formed"])
+                                  "wrong xml:lang", "not well-formed", "no role", "two titles"])
 def test_an_inaccessible_diagram_file_is_named(docs, case):
     svg = sorted((docs / diagrams.FOLDER).glob(f"*.{LANG}.svg"))[-1]
     text = svg.read_text(encoding="utf-8")
@@ -91,6 +91,8 @@ def test_an_inaccessible_diagram_file_is_named(docs, case):
         "title not labelled": (r'aria-labelledby="[^"]*"', 'aria-labelledby="desc"', "does not name the <title>"),
         "wrong xml:lang": (r'xml:lang="[^"]*"', 'xml:lang="fr"', "xml:lang is 'fr'"),
         "not well-formed": (r"</svg>\s*$", "", "not well-formed SVG"),
+        "no role": (r' role="img"', "", 'needs role="img"'),
+        "two titles": (r"(<title[^>]*>.*?</title>)", r"\1\1", "more than one <title>"),
     }
     pattern, repl, message = edits[case]
     changed = re.sub(pattern, repl, text, count=1, flags=re.S)
@@ -100,3 +102,11 @@ def test_an_inaccessible_diagram_file_is_named(docs, case):
     rel = f"docs/assets/diagrams/{svg.name}"
     assert found and all(p.startswith(f"{rel}: ") for p in found), found
     assert any(message in p for p in found), found
+
+
+def test_a_diagram_file_without_a_language_in_its_name_is_named(docs):
+    svg = sorted((docs / diagrams.FOLDER).glob(f"*.{LANG}.svg"))[0]
+    stray = svg.with_name(svg.name.split(".")[0] + ".svg")
+    shutil.copy(svg, stray)
+    assert diagrams.problems(docs) == [f"docs/assets/diagrams/{stray.name}: not named <name>.<language>.svg "
+                                       f"for one of {list(SITE.languages)}"]

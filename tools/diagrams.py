@@ -78,7 +78,8 @@ def problems(docs: Path | None = None, facts: site_facts.Facts | None = None) ->
             diagrams = shown(sources.read(lang, f"{slug}.md", docs))
             for name, shown_lang in diagrams:
                 if shown_lang != lang:
-                    found.append(f"{page}: shows {name}.{shown_lang}.svg, the {shown_lang} diagram; use {name}.{lang}.svg")
+                    found.append(f"{page}: shows {name}.{shown_lang}.svg, the {shown_lang} diagram; "
+                                 f"use {name}.{lang}.svg")
                 elif not (folder / f"{name}.{lang}.svg").is_file():
                     found.append(f"{page}: shows docs/{FOLDER.as_posix()}/{name}.{lang}.svg, which does not exist")
             if not any(shown_lang == lang for _, shown_lang in diagrams):
@@ -92,6 +93,9 @@ def problems(docs: Path | None = None, facts: site_facts.Facts | None = None) ->
                 found.append(f"{rel} is missing: the diagram {name} exists in another language")
                 continue
             found += file_problems(svg, lang, facts.text(lang, "script"), rel)
-    stray = sorted(p.name for p in folder.glob("*.svg") if len(p.suffixes) != 2 or p.suffixes[0][1:] not in facts.languages) if folder.is_dir() else []
-    found += [f"docs/{FOLDER.as_posix()}/{n}: not named <name>.<language>.svg for one of {list(facts.languages)}" for n in stray]
+    files = sorted(folder.glob("*.svg")) if folder.is_dir() else []
+    for svg in files:
+        if len(svg.suffixes) != 2 or svg.suffixes[0][1:] not in facts.languages:
+            found.append(f"docs/{FOLDER.as_posix()}/{svg.name}: not named <name>.<language>.svg "
+                         f"for one of {list(facts.languages)}")
     return found
