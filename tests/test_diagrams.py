@@ -78,7 +78,8 @@ def test_a_diagram_missing_in_one_language_is_named(docs):
 
 
 @pytest.mark.parametrize("case", ["no desc", "empty title", "desc in the wrong language", "title not labelled",
-                                  "wrong xml:lang", "not well-formed", "no role", "two titles"])
+                                  "wrong xml:lang", "not well-formed", "no role", "two titles",
+                                  "text too small for a phone"])
 def test_an_inaccessible_diagram_file_is_named(docs, case):
     svg = sorted((docs / diagrams.FOLDER).glob(f"*.{LANG}.svg"))[-1]
     text = svg.read_text(encoding="utf-8")
@@ -93,6 +94,7 @@ def test_an_inaccessible_diagram_file_is_named(docs, case):
         "not well-formed": (r"</svg>\s*$", "", "not well-formed SVG"),
         "no role": (r' role="img"', "", 'needs role="img"'),
         "two titles": (r"(<title[^>]*>.*?</title>)", r"\1\1", "more than one <title>"),
+        "text too small for a phone": (r'(<text[^>]*?) font-size="[\d.]+"', r'\1 font-size="12"', "on a 390 px phone, under 11 px"),
     }
     pattern, repl, message = edits[case]
     changed = re.sub(pattern, repl, text, count=1, flags=re.S)

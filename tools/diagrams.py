@@ -8,7 +8,9 @@ What is checked (issue 39, item 2), each problem naming the page or the file:
 * every diagram a page shows exists;
 * every diagram exists in every language, and each file is well-formed SVG with ``xml:lang`` its language
   and a non-empty ``<title>`` and ``<desc>`` that ``aria-labelledby`` names, written in that language (a
-  ``han`` language's text has Chinese characters, a ``latin`` one's has none).
+  ``han`` language's text has Chinese characters, a ``latin`` one's has none);
+* its smallest text is legible on a phone: drawn at least :data:`MIN_PX` px where a 390 px phone shows the
+  diagram :data:`PHONE_PX` px wide, the rule tests/test_browser.py applies to the figures the snippets draw.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ _SHOWN = re.compile(r"assets/diagrams/([\w-]+)\.([\w-]+)\.svg")
 _HAN = re.compile(r"[\u3400-\u9fff]")
 _SVG = "{http://www.w3.org/2000/svg}"
 _XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
+PHONE_PX = 358  # the widest a 390 px phone (tests/test_browser.py WIDTHS) shows a figure: 16 px margins each side
+MIN_PX = 11  # the smallest text tests/test_browser.py accepts in a figure, as drawn
 
 
 def shown(text: str) -> list[tuple[str, str]]:
@@ -35,6 +39,32 @@ def shown(text: str) -> list[tuple[str, str]]:
 def _written_in(text: str, script: str) -> bool:
     han = bool(_HAN.search(text))
     return han if script == "han" else not han
+
+
+def _size(value: str | None, inherited: float) -> float:
+    """A ``font-size`` attribute (``16``, ``16px``, ``0.72em``) against the size it inherits."""
+    if not value:
+        return inherited
+    value = value.strip()
+    if value.endswith("em"):
+        return float(value[:-2]) * inherited
+    return float(value.removesuffix("px"))
+
+
+def smallest_text(root: ET.Element) -> float | None:
+    """The smallest font size of a ``<text>`` element (its own or inherited; 16 px, the browser's default,
+    at the root), as the browser tests measure it: a ``<tspan>``'s sub- or superscript does not count."""
+    sizes = []
+
+    def walk(element: ET.Element, inherited: float) -> None:
+        size = _size(element.get("font-size"), inherited)
+        if element.tag == f"{_SVG}text":
+            sizes.append(size)
+        for child in element:
+            walk(child, size)
+
+    walk(root, 16.0)
+    return min(sizes) if sizes else None
 
 
 def file_problems(svg: Path, lang: str, script: str, rel: str) -> list[str]:
@@ -51,6 +81,14 @@ def file_problems(svg: Path, lang: str, script: str, rel: str) -> list[str]:
     labelled = (root.get("aria-labelledby") or "").split()
     if root.get("role") != "img":
         found.append(f'{rel}: the <svg> needs role="img" so screen readers read its title and description')
+    smallest, view = smallest_text(root), (root.get("viewBox") or "").split()
+    if smallest is None:
+        found.append(f"{rel}: no <text>: labels are real text, not paths")
+    elif len(view) != 4:
+        found.append(f"{rel}: no viewBox, so the diagram cannot scale to a phone's width")
+    elif smallest * PHONE_PX / float(view[2]) < MIN_PX - 0.05:
+        found.append(f"{rel}: smallest text {smallest:g} px in a {float(view[2]):g} px wide viewBox is drawn "
+                     f"{smallest * PHONE_PX / float(view[2]):.1f} px on a 390 px phone, under {MIN_PX} px")
     for tag in ("title", "desc"):
         element = root.find(f"{_SVG}{tag}")
         words = "".join(element.itertext()).strip() if element is not None else ""
