@@ -1,5 +1,5 @@
-"""The compatibility table on the home pages: ``<!-- compat-table -->`` on a line of its own is
-replaced by ``compat/table.<lang>.md``, which ``./run compat`` (tools/compat.py) writes from what it
+"""The compatibility table on the verification pages (``docs/<lang>/verification.md``): ``<!-- compat-table -->``
+on a line of its own is replaced by ``compat/table.<lang>.md``, which ``./run compat`` (tools/compat.py) writes from what it
 measured. A marker without its table fails the build, naming the file it expected.
 """
 

@@ -6,7 +6,7 @@
 * a 404 page per language, with the home page and search of its language;
 * language alternates are declared in sitemap.xml (not in each page's head, where Material fetches
   ``sitemap.xml`` under each one: the 404s this caused on every page);
-* the home pages carry the compatibility table that ``./run compat`` measured, which says which
+* the verification pages (``How this site is verified``) carry the compatibility table that ``./run compat`` measured, which says which
   versions were measured and when, and that tool reports a block that prints something different;
 * the GitHub Pages workflow passes actionlint, runs the tests before the strict build, and deploys
   only what that build made; actionlint does fail on a broken workflow.
@@ -36,6 +36,7 @@ from hooks import provenance
 from hooks import site_facts
 from tools import built_site as built_site_checks
 from tools import compat, snippets, sources
+from tools.reader_text import VERIFICATION  # the page that shows the versions and the compatibility table
 from tools.browser import browser_decision
 
 SITE = site_facts.load()
@@ -351,7 +352,7 @@ def _compat_rendered(html: str, header: list[str] | None = None) -> list[list[st
 
 
 def compat_page_problems(html: str, page: str, lang: str, result: dict) -> list[str]:
-    """A built home page must show, whole, the table tools.compat writes from results.json."""
+    """A built verification page must show, whole, the table tools.compat writes from results.json."""
     want = _compat_rendered(markdown.markdown(compat.table(lang, result), extensions=["tables"]))
     have = _compat_rendered(html, want[0])
     if have is None:
@@ -363,7 +364,7 @@ def compat_page_problems(html: str, page: str, lang: str, result: dict) -> list[
     return []
 
 
-def test_home_pages_carry_the_measured_compatibility_table(built_site):
+def test_verification_pages_carry_the_measured_compatibility_table(built_site):
     result = json.loads((ROOT / "compat" / "results.json").read_text(encoding="utf-8"))
     today = {b.name: compat.fingerprint(b) for b in snippets.collect()}
     for env in result["environments"]:
@@ -375,9 +376,9 @@ def test_home_pages_carry_the_measured_compatibility_table(built_site):
                            f"blocks than today's (new, removed or changed): {stale}; run `./run compat`")
     problems = compat_file_problems()
     for lang in SITE.languages:
-        source = (SITE.docs / lang / "index.md").read_text(encoding="utf-8")
-        assert compat_hook.MARKER.search(source), f"docs/{lang}/index.md has no <!-- compat-table --> line"
-        page = _built(built_site, lang, "index.md")
+        source = (SITE.docs / lang / VERIFICATION).read_text(encoding="utf-8")
+        assert compat_hook.MARKER.search(source), f"docs/{lang}/{VERIFICATION} has no <!-- compat-table --> line"
+        page = _built(built_site, lang, VERIFICATION)
         problems += compat_page_problems(page.read_text(encoding="utf-8"), str(page.relative_to(built_site)), lang, result)
     assert not problems, "\n".join(problems)
 

@@ -21,7 +21,7 @@ not measured here: the test suite checks it on four reader machines.
 Each block runs alone, as ``python block.py`` in an empty folder of its own, and its stdout is compared
 with the output the page shows. What was measured, and when, goes to ``compat/``: ``results.json`` (every
 environment's versions and each block's outcome, with diffs) and a table per language, included on both
-home pages by ``hooks/compat.py``. Each environment is one row; measuring one replaces only its row::
+verification pages by ``hooks/compat.py``. Each environment is one row; measuring one replaces only its row::
 
     ./run compat                          # every supported Python found here, pinned and newest
     ./run compat --python 3.13 --set newest   # one environment (its row is replaced, the others kept)

@@ -35,7 +35,7 @@ from tools.files import write_atomic
 
 ROOT = site_facts.ROOT
 FOLDER = "notebooks"  # docs/<lang>/notebooks/<slug>.ipynb
-NOT_CHAPTERS = {"index.md"}  # the home page shows the package versions, it is no chapter
+NOT_CHAPTERS = {"index.md", "verification.md"}  # the verification page shows the package versions, it is no chapter
 
 _HEADING = re.compile(r"^(?P<hashes>#{1,6})[ \t]+(?P<text>.+?)[ \t]*(?:\{[^}\n]*#(?P<id>[\w-]+)[^}\n]*\})?[ \t]*$")
 _ANNOTATION = re.compile(r"[ \t]*# \(\d+\)!$", re.M)

@@ -53,7 +53,10 @@ PROCESS: tuple[Phrase, ...] = (
     _p(r"\bquer(y|ies) (in \w+ )?for\b[^.]{0,80}\breturned\b", "the queries that were run"),
     _p(r"\b(a|one) copy of (the|its|that) (paper|text|PDF)", "where a copy of a paper was found"),
     _p(r"\bkept in (a )?public GitHub repositor", "where a copy of a paper was found"),
+    _p(r"\b(read|consulted) for this (page|site|chapter)\b|\bwas(n't| not)? read (far enough|for th)|\bthe copy read\b",
+       "what was read while writing"),
     _p(r"检索(工具|到|结果)|搜索工具|文件索引|网页语料", "找资料用的工具"),
+    _p(r"为本页读过|读到的副本|没有读到", "写作时读了什么"),
     _p(r"(用|以)中文搜", "找资料时用的查询"),
     _p(r"(搜|检索|查)[^。；]{0,30}没有(找|搜)到", "一次没有结果的检索"),
     _p(r"读到了哪些原文|拿到了?[^。；]{0,12}正文", "原文是怎样拿到的"),
@@ -71,13 +74,16 @@ PROCESS: tuple[Phrase, ...] = (
     _p(r"\btime budget for a (code )?block\b", "the test harness's time budget"),
     _p(r"\bbudget of \d+ seconds\b", "the test harness's time budget"),
     _p(r"\bbudget of the first version\b", "the page's own history"),
-    _p(r"(本站|测试)的?(时间)?预算|时间预算|每段代码[^。；]{0,12}秒", "测试的时间预算"),
+    _p(r"(本站|测试)的?(时间)?预算|时间预算", "测试的时间预算"),
     # CPU kernels and instruction sets: the verification page's subject, not a lesson's
     _p(r"\bAVX(-?512|2)?\b|\bSSE4(\.\d)?\b|\boneDNN\b|\bMKL\b|\bATen\b", "CPU kernels in teaching text",
        everywhere=False),
     _p(r"\bevery CPU prints\b|\bsame digits on every CPU\b|\bon every CPU path\b", "the digit rounding for CPUs",
        everywhere=False),
-    _p(r"每种 ?CPU[^。；]{0,10}(打印|相同的位数)|内核之间有分歧", "为不同 CPU 做的舍入", everywhere=False),
+    _p(r"\bCPU'?s?'? (matrix )?kernels?\b|\bkernels? (of|on) (an? |the )?(AVX|SSE|CPU)", "CPU kernels in teaching text",
+       everywhere=False),
+    _p(r"(每[种台] ?CPU|不同 ?CPU)[^。；]{0,10}(打印|相同的位数|内核)|CPU ?内核|内核之间有分歧", "为不同 CPU 做的舍入",
+       everywhere=False),
 )
 
 
