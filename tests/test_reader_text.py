@@ -67,6 +67,8 @@ PROCESS_SAMPLES = [
 KERNEL_SAMPLES = [
     "In float32, PyTorch hands F.gelu to oneDNN, whose AVX-512 and AVX2 kernels round differently.",
     "The weights are rounded to a grid so that every CPU prints the same digits.",
+    "Every number below is printed by the code on this page, quoted from a cited source, or derived in a formula.",
+    "下文的每个数字，要么由本页的代码打印，要么引自注明出处的文献。",
     "测试给 MKL、oneDNN 和 ATen 分别设上限；内核之间有分歧时，打印正确舍入的值。",
 ]
 # Words the patterns must leave alone: the subject's own budgets, searches and versions.

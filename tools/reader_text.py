@@ -75,6 +75,10 @@ PROCESS: tuple[Phrase, ...] = (
     _p(r"\bbudget of \d+ seconds\b", "the test harness's time budget"),
     _p(r"\bbudget of the first version\b", "the page's own history"),
     _p(r"(本站|测试)的?(时间)?预算|时间预算", "测试的时间预算"),
+    # the verification machinery, said once on its page rather than at the top of every lesson
+    _p(r"\bevery number (below|on this page|in this chapter) is printed\b", "verification talk in teaching text",
+       everywhere=False),
+    _p(r"(下面|下文|页面上)的?每一?个数字[^。]{0,4}(都|要么)?由", "教学正文里的验证说明", everywhere=False),
     # CPU kernels and instruction sets: the verification page's subject, not a lesson's
     _p(r"\bAVX(-?512|2)?\b|\bSSE4(\.\d)?\b|\boneDNN\b|\bMKL\b|\bATen\b", "CPU kernels in teaching text",
        everywhere=False),
