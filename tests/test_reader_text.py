@@ -59,6 +59,8 @@ PROCESS_SAMPLES = [
     "每个格子都来自为本页读过的模型论文；一篇博客文章（读到的副本里没有标题）。",
     "读到了哪些原文。这四篇论文里，检索工具给出了超连接论文的正文。",
     "本页旧版写的是论文正文一份也没有拿到。",
+    "ResNet uses BatchNorm. We tried it: the result cannot be printed reproducibly, which this site requires.",
+    "我们试过：结果没法稳定复现，而本站要求每个数字都能复现。",
     "用中文搜“面经”加 mHC，没有找到相关的帖子。",
     "为了不超出本站对单段代码的时间预算，一段代码只训练一个深度。",
     "这是本页第一版预算（80 步）的 3 倍。",

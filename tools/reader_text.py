@@ -61,6 +61,9 @@ PROCESS: tuple[Phrase, ...] = (
     _p(r"(搜|检索|查)[^。；]{0,30}没有(找|搜)到", "一次没有结果的检索"),
     _p(r"读到了哪些原文|拿到了?[^。；]{0,12}正文", "原文是怎样拿到的"),
     _p(r"保存的[^。；]{0,20}副本", "论文副本是在哪里找到的"),
+    # experiments the page does not show, and the site's rules given as the subject's reasons
+    _p(r"\bwe tried (it|this|that)\b|\bwhich this site requires\b", "an experiment or rule of the site, not of the subject"),
+    _p(r"我们试过|本站要求", "没有给出的实验，或本站自己的规定"),
     # the page's own history: a reader reads this page, not its changelog
     _p(r"\b(an?|the) (earlier|previous|older|old|first|original) (version|draft|edition|revision) of this "
        r"(page|site|chapter)", "the page's own history"),
