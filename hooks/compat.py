@@ -1,4 +1,4 @@
-"""The compatibility table on the home pages, computed at build time from what was measured and what the
+"""The compatibility table on the verification pages (``docs/<lang>/verification.md``), computed at build time from what was measured and what the
 snippets are today.
 
 ``<!-- compat-table -->`` on a line of its own is replaced by :func:`table`: one row per environment

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from hooks import site_facts
-from tools import diagrams, notebooks
+from tools import diagrams, sources
 
 SITE = site_facts.load()
 LANG = SITE.others[0] if SITE.others else SITE.default  # not the default language: its paths differ most
@@ -29,7 +29,7 @@ def test_every_chapter_shows_a_diagram_and_every_diagram_is_accessible_in_every_
 def test_every_chapter_is_checked():
     """The check covers the chapters a reader sees: the nine chapter pages of each language."""
     for lang in SITE.languages:
-        assert len(notebooks.chapters(lang)) >= 9, notebooks.chapters(lang)
+        assert len(sources.chapters(lang)) >= 9, sources.chapters(lang)
 
 
 @pytest.fixture
@@ -50,7 +50,7 @@ def _first_diagram(docs: Path, lang: str, slug: str) -> str:
 
 
 def test_a_chapter_without_a_diagram_is_named(docs):
-    slug = notebooks.chapters(LANG, docs)[0]
+    slug = sources.chapters(LANG, docs)[0]
     page = docs / LANG / f"{slug}.md"
     page.write_text(re.sub(r"<figure markdown=\"span\">\s*!\[[^\]]*\]\([^)]*assets/diagrams/[^)]*\)[^<]*<figcaption.*?</figure>\n",
                            "", page.read_text(encoding="utf-8"), flags=re.S), encoding="utf-8")
@@ -60,7 +60,7 @@ def test_a_chapter_without_a_diagram_is_named(docs):
 
 def test_a_page_showing_the_other_languages_diagram_is_named(docs):
     other = next(lang for lang in SITE.languages if lang != LANG)
-    slug = notebooks.chapters(LANG, docs)[-1]
+    slug = sources.chapters(LANG, docs)[-1]
     name = _first_diagram(docs, LANG, slug)
     page = docs / LANG / f"{slug}.md"
     page.write_text(page.read_text(encoding="utf-8").replace(f"{name}.{LANG}.svg", f"{name}.{other}.svg"), encoding="utf-8")
@@ -70,7 +70,7 @@ def test_a_page_showing_the_other_languages_diagram_is_named(docs):
 
 
 def test_a_diagram_missing_in_one_language_is_named(docs):
-    name = _first_diagram(docs, SITE.default, notebooks.chapters(SITE.default, docs)[0])
+    name = _first_diagram(docs, SITE.default, sources.chapters(SITE.default, docs)[0])
     (docs / diagrams.FOLDER / f"{name}.{LANG}.svg").unlink()
     found = diagrams.problems(docs)
     assert f"docs/assets/diagrams/{name}.{LANG}.svg is missing: the diagram {name} exists in another language" in found

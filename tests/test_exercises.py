@@ -3,7 +3,7 @@ CONTRIBUTING "Exercises"), the same in every language, and the chapter's noteboo
 tasks where the page has them, the solutions with their code and verified outputs at the end.
 
 The chapters are the pages with a notebook (``tools.sources.chapters``: every page that includes a
-snippet, the home page aside), so the glossary and the references need none. The solutions' snippets are
+snippet, the home page and the verification page aside), so the glossary and the references need none. The solutions' snippets are
 ordinary snippets (checked on the four reader machines by ``tests/test_snippets.py``); the PDF prints
 them open (``tests/test_course.py``). Each check is shown to fail, naming the page, on a mutated copy of
 a real chapter.
@@ -37,8 +37,9 @@ def test_each_chapter_has_its_exercises_in_every_language(slug):
 def test_the_chapters_are_the_pages_with_notebooks():
     assert EXAMPLE in CHAPTERS and "index" not in CHAPTERS
     assert not {"glossary", "references"} & set(CHAPTERS), CHAPTERS
+    assert "verification" not in CHAPTERS  # it shows the package versions (a snippet), it teaches nothing
     assert set(CHAPTERS) == {p.removesuffix(".md") for p in SITE.nav_pages} - {"index", "glossary", "references",
-                                                                               "model-atlas"}
+                                                                               "model-atlas", "verification"}
 
 
 def _cells(lang: str, slug: str, text: str | None = None):

@@ -6,7 +6,7 @@
 * a 404 page per language, with the home page and search of its language;
 * language alternates are declared in sitemap.xml (not in each page's head, where Material fetches
   ``sitemap.xml`` under each one: the 404s this caused on every page);
-* the home pages carry the compatibility table computed from what ``./run compat`` measured
+* the verification pages (``How this site is verified``) carry the compatibility table computed from what ``./run compat`` measured
   (compat/results.json) and today's snippet files: which versions were measured, when and at which commit,
   which blocks print something different, and which of today's blocks are not measured yet (added or changed
   since: a report, never a failure); results.json claims no block it did not run; ``./run compat PATH``
@@ -40,6 +40,7 @@ from hooks import provenance
 from hooks import site_facts
 from tools import built_site as built_site_checks
 from tools import compat, snippets, sources
+from tools.reader_text import VERIFICATION  # the page that shows the versions and the compatibility table
 from tools.browser import browser_decision
 
 from mutation import mutated
@@ -385,7 +386,7 @@ def _compat_rendered(html: str, header: list[str] | None = None) -> list[list[st
 
 
 def compat_page_problems(html: str, page: str, lang: str, result: dict, now: dict[str, str]) -> list[str]:
-    """A built home page must show, whole, the table computed from results.json and today's snippet files."""
+    """A built verification page must show, whole, the table computed from results.json and today's snippet files."""
     want = _compat_rendered(markdown.markdown(compat_hook.table(lang, result, now), extensions=["tables"]))
     have = _compat_rendered(html, want[0])
     if have is None:
@@ -397,16 +398,16 @@ def compat_page_problems(html: str, page: str, lang: str, result: dict, now: dic
     return []
 
 
-def test_home_pages_carry_the_measured_compatibility_table(built_site):
+def test_verification_pages_carry_the_measured_compatibility_table(built_site):
     """The table says what results.json holds of today's blocks; a block new or changed since is shown as
     not measured (so it fails nothing), and results.json claims no block it did not run."""
     result = json.loads((ROOT / "compat" / "results.json").read_text(encoding="utf-8"))
     now = compat_hook.today(ROOT)
     problems = compat_results_problems(result, now)
     for lang in SITE.languages:
-        source = (SITE.docs / lang / "index.md").read_text(encoding="utf-8")
-        assert compat_hook.MARKER.search(source), f"docs/{lang}/index.md has no <!-- compat-table --> line"
-        page = _built(built_site, lang, "index.md")
+        source = (SITE.docs / lang / VERIFICATION).read_text(encoding="utf-8")
+        assert compat_hook.MARKER.search(source), f"docs/{lang}/{VERIFICATION} has no <!-- compat-table --> line"
+        page = _built(built_site, lang, VERIFICATION)
         problems += compat_page_problems(page.read_text(encoding="utf-8"), str(page.relative_to(built_site)), lang,
                                          result, now)
     assert not problems, "\n".join(problems)

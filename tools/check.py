@@ -137,7 +137,7 @@ def page_problems(t: Targets, facts: site_facts.Facts) -> list[Problem]:
     found += [Problem("references", m) for m in _about(references.citation_problems(facts=facts), names)]
     claims = [c for c in same_code.all_claims() if c.page in names or any(c.page.endswith(n) for n in names)]
     found += [Problem("same code", m) for m in map(same_code.problem, claims) if m]
-    chapters = {(lang, f"{slug}.md") for lang in facts.languages for slug in notebooks.chapters(lang)}
+    chapters = {(lang, f"{slug}.md") for lang in facts.languages for slug in sources.chapters(lang)}
     for lang, page in t.pages:
         if (lang, page) in chapters:
             text = (facts.docs / lang / page).read_text(encoding="utf-8")

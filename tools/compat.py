@@ -21,7 +21,7 @@ not measured here: the test suite checks it on four reader machines.
 Each block runs alone, as ``python block.py`` in an empty folder of its own, and its stdout is compared
 with the output the page shows. What was measured goes to ``compat/results.json``: every environment's
 versions and each block's outcome (with its diff), the fingerprint of the snippet file it ran, the date and
-the commit (``git rev-parse HEAD``) it was measured at. The home pages' table is computed from it at build
+the commit (``git rev-parse HEAD``) it was measured at. The verification pages' table is computed from it at build
 time (``hooks/compat.py``), against the snippet files as they are then: a block added or changed since it
 was measured shows as not measured, so a new snippet needs no compat run to be published truthfully (the
 scheduled workflow ``.github/workflows/compat.yml`` measures everything weekly and opens a pull request).

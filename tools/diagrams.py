@@ -3,7 +3,7 @@
 
 What is checked (issue 39, item 2), each problem naming the page or the file:
 
-* every chapter page (:func:`tools.notebooks.chapters`) of every language shows at least one diagram, in
+* every chapter page (:func:`tools.sources.chapters`) of every language shows at least one diagram, in
   that language's file (``<name>.<lang>.svg``);
 * every diagram a page shows exists;
 * every diagram exists in every language, and each file is well-formed SVG with ``xml:lang`` its language
@@ -20,7 +20,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from hooks import site_facts
-from tools import notebooks, sources
+from tools import sources
 
 FOLDER = Path("assets") / "diagrams"
 _SHOWN = re.compile(r"assets/diagrams/([\w-]+)\.([\w-]+)\.svg")
@@ -111,7 +111,7 @@ def problems(docs: Path | None = None, facts: site_facts.Facts | None = None) ->
     folder = docs / FOLDER
     found = []
     for lang in facts.languages:
-        for slug in notebooks.chapters(lang, docs):
+        for slug in sources.chapters(lang, docs):
             page = f"docs/{lang}/{slug}.md"
             diagrams = shown(sources.read(lang, f"{slug}.md", docs))
             for name, shown_lang in diagrams:

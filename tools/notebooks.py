@@ -36,6 +36,7 @@ from tools.files import write_atomic
 ROOT = site_facts.ROOT
 FOLDER = "notebooks"  # docs/<lang>/notebooks/<slug>.ipynb
 
+
 _HEADING = re.compile(r"^(?P<hashes>#{1,6})[ \t]+(?P<text>.+?)[ \t]*(?:\{[^}\n]*#(?P<id>[\w-]+)[^}\n]*\})?[ \t]*$")
 _ANNOTATION = re.compile(r"[ \t]*# \(\d+\)!$", re.M)
 _FIGURE = re.compile(r"!\[(?P<alt>[^\]]*)\]\((?P<src>[^)\s]*assets/figures/(?P<name>[^)\s]+\.svg))\)")

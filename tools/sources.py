@@ -15,7 +15,7 @@ _DISPLAY_MATH = re.compile(r"\$\$.+?\$\$|\\\[.+?\\\]", re.S)
 _FIGURE = re.compile(r"assets/(?:figures|diagrams)/[\w./-]+")
 _CITATION = re.compile(r"references\.md#([\w-]+)")
 _HEADING_ID = re.compile(r"^#{1,6} .*\{ *#([\w-]+)", re.M)
-NOT_CHAPTERS = {"index.md"}  # the home page shows the package versions, it is no chapter
+NOT_CHAPTERS = {"index.md", "verification.md"}  # each shows the package versions (a snippet); neither is a chapter
 
 
 def pages(lang: str, docs: Path | None = None) -> set[str]:
