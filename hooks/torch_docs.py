@@ -147,10 +147,13 @@ def aliases(code: str) -> dict[str, str]:
     return found
 
 
-def link_block(code_html: str) -> tuple[str, list[str]]:
-    """One block's highlighted HTML with its torch names linked, and the names linked."""
-    out, linked = _link_block(code_html)
-    return out, list(linked)
+def link_block(code_html: str, known=None) -> tuple[str, list[str]]:
+    """One block's highlighted HTML with its torch names linked, and the names linked. ``known`` (a
+    dotted name -> bool) decides what has a page instead of the inventory (:func:`public`)."""
+    if known is None:
+        out, linked = _link_block(code_html)
+        return out, list(linked)
+    return _link(code_html, known)
 
 
 @functools.lru_cache(maxsize=None)
@@ -159,9 +162,14 @@ def _link_block(code_html: str) -> tuple[str, tuple[str, ...]]:
     every block but the edited one on a ``mkdocs serve`` reload, reuse it (the result depends only on
     the HTML and the inventory, whose change clears it; it was 1.0 s of a 4.9 s reload, parsing each
     block's imports)."""
+    out, linked = _link(code_html, public)
+    return out, tuple(linked)
+
+
+def _link(code_html: str, known) -> tuple[str, list[str]]:
     names = aliases(html.unescape(re.sub(r"<[^>]+>", "", code_html)))
     if not names:
-        return code_html, ()
+        return code_html, []
     linked = []
 
     def chain(m):
@@ -172,14 +180,14 @@ def _link_block(code_html: str) -> tuple[str, tuple[str, ...]]:
         # the longest prefix of the chain that names a class or function
         for n in range(len(tokens), 0, -1):
             dotted = ".".join([names[head], *(t.group(1) for t in tokens[1:n])])
-            if public(dotted):
+            if known(dotted):
                 end = tokens[n - 1].end()
                 linked.append(dotted)
                 return (f'<a class="rn-api" href="{doc_url(dotted)}" title="{dotted}">{m.group(0)[:end]}</a>'
                         + m.group(0)[end:])
         return m.group(0)
 
-    return _CHAIN.sub(chain, code_html), tuple(linked)
+    return _CHAIN.sub(chain, code_html), linked
 
 
 def link_page(content: str) -> str:
