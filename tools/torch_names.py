@@ -18,7 +18,9 @@ Only classes and routines are linked (modules, dtypes and other values have no p
 file keeps each class's members once: ``members[key]["names"]`` are the ones its listed ``bases`` do not
 already give (a base is a torch class in its MRO, or a class with exactly its members). :func:`expand` gives the flat set back, and the check compares flat sets, so the compact
 form can never hide a difference. The inventory depends on the torch version only: what the standard
-library adds in one Python and not another is left out by the rule above.
+library adds in one Python and not another is left out by the rule above. It is made from the build of
+torch the project pins (the CPU wheel, as CI installs it) and names that build; compared with another
+build (PyPI's CUDA one, whose device modules may hold other names), the check says so and compares nothing.
 """
 
 from __future__ import annotations
@@ -125,10 +127,15 @@ def collect() -> dict:
             if same != k:
                 members[k] = {"bases": [same], "names": []}
     m = re.match(r"\d+\.\d+\.\d+", torch.__version__)
-    return {"format": FORMAT, "torch": m.group(0) if m else torch.__version__,
+    return {"format": FORMAT, "torch": m.group(0) if m else torch.__version__, "build": build(torch),
             "functions": sorted(functions),
             "classes": {p: key[cls] for cls, ps in paths.items() for p in sorted(ps)},
             "members": members}
+
+
+def build(torch) -> str:
+    """``CPU`` or ``CUDA <version>``, as tools/compat.py names a torch build."""
+    return f"CUDA {torch.version.cuda}" if torch.version.cuda else "CPU"
 
 
 def expand(inventory: dict) -> frozenset[str]:
@@ -189,6 +196,9 @@ def problems(committed: dict, live: dict, path: Path = INVENTORY) -> list[str]:
         return [f"{rel}: format {committed.get('format')!r}, expected {FORMAT}: {fix}"]
     if committed.get("torch") != live["torch"]:
         found.append(f"{rel}: made from torch {committed.get('torch')}, the installed torch is {live['torch']}: {fix}")
+    if committed.get("build") != live["build"]:  # a CUDA build may hold other device names: not comparable
+        return found + [f"{rel}: made from torch's {committed.get('build')} build, the installed one is the "
+                        f"{live['build']} build: check it where the pinned build is installed (CI's CPU wheel)"]
     have, want = expand(committed), expand(live)
     for what, names in (("lacks", sorted(want - have)), ("has names the installed torch lacks", sorted(have - want))):
         if names:
