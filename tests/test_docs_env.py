@@ -310,3 +310,23 @@ def test_a_name_the_inventory_lacks_is_not_linked_and_the_comparison_sees_it():
     assert torch_docs.link_block(code_html, names.__contains__)[1] == []
     assert torch_docs.link_block(code_html, _by_torch_itself)[1] == ["torch.nn.Linear"]
     assert torch_docs.link_block(code_html)[1] == ["torch.nn.Linear"]
+
+
+def test_an_inventory_changed_on_disk_is_read_again(tmp_path):
+    """A `mkdocs serve` started before `python -m tools.torch_names write` links from the new file: the hook
+    reads it again when its size or mtime changes, and forgets the links it made from the old one."""
+    import os
+
+    path = tmp_path / "torch-names.json"
+    data = {"format": 1, "torch": "2.13.0", "build": "CPU", "functions": ["torch.randn"], "classes": {}, "members": {}}
+    path.write_text(json.dumps(data))
+    try:
+        assert torch_docs.inventory(path)["names"] == {"torch.randn"}
+        data["functions"].append("torch.rand")
+        path.write_text(json.dumps(data))
+        os.utime(path, ns=(1, 1))
+        assert torch_docs.inventory(path)["names"] == {"torch.randn", "torch.rand"}
+        assert torch_docs._link_block.cache_info().currsize == 0
+    finally:
+        torch_docs.inventory()  # the project's own again
+    assert "torch.nn.Linear" in torch_docs.inventory()["names"]
