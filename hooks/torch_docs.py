@@ -1,7 +1,7 @@
 """Code linked to PyTorch's documentation: in every Python code block, each name the block reaches
 through ``torch`` (``torch.randn``, ``nn.Linear`` after ``import torch.nn as nn``, ``F.relu`` after
 ``import torch.nn.functional as F``, ``jacobian`` after ``from torch.autograd.functional import
-jacobian``) becomes a link to its page in the documentation of the installed (pinned) torch:
+jacobian``) becomes a link to its page in the documentation of the pinned torch (the inventory's version):
 ``https://docs.pytorch.org/docs/<major.minor>/generated/<public name>.html``.
 
 Names are found in ``hooks/data/torch-names.json``, the inventory of the pinned torch's public names
