@@ -1,14 +1,16 @@
 """Code linked to PyTorch's documentation: in every Python code block, each name the block reaches
 through ``torch`` (``torch.randn``, ``nn.Linear`` after ``import torch.nn as nn``, ``F.relu`` after
 ``import torch.nn.functional as F``, ``jacobian`` after ``from torch.autograd.functional import
-jacobian``) becomes a link to its page in the documentation of the installed (pinned) torch:
+jacobian``) becomes a link to its page in the documentation of the pinned torch (the inventory's version):
 ``https://docs.pytorch.org/docs/<major.minor>/generated/<public name>.html``.
 
-Names are found from the installed torch itself, never from a list: the block's own imports (read
-with ``ast`` from the block's text) give the aliases, each dotted name in the highlighted code is
-resolved by importing its module and walking its attributes, and only classes and functions are
-linked (modules, dtypes and other values have no page of their own). A name that does not resolve
-is left as it is. The public name is the one the reader wrote, with the alias expanded
+Names are found in ``hooks/data/torch-names.json``, the inventory of the pinned torch's public names
+(written from the installed torch by ``python -m tools.torch_names write``, checked against it by
+tests/test_docs_env.py), so that building the site needs no torch. The block's own imports (read with
+``ast`` from the block's text) give the aliases; each dotted name in the highlighted code is linked at
+its longest prefix that the inventory holds: a class or function of a public module, or a public member
+of such a class (modules, dtypes and other values have no page of their own, and are not in it). A name
+that is not there is left as it is. The public name is the one the reader wrote, with the alias expanded
 (``nn.Linear`` -> ``torch.nn.Linear``), which is how PyTorch's docs name their pages (``torch.nn.init``
 is documented on one page, :data:`ONE_PAGE`; two names live elsewhere, :data:`ELSEWHERE`).
 
@@ -25,8 +27,7 @@ from pathlib import Path
 import ast
 import functools
 import html
-import importlib
-import inspect
+import json
 import re
 
 from mkdocs.exceptions import PluginError
@@ -38,11 +39,13 @@ from hooks import one_module  # noqa: E402
 one_module(__name__, __file__)
 
 ROOT_MODULE = "torch"
+INVENTORY = Path(__file__).resolve().parent / "data" / "torch-names.json"
+FORMAT = 1  # what tools/torch_names.py writes
 DOCS = "https://docs.pytorch.org/docs/{version}/generated/{name}.html"
 # Where PyTorch's docs put a name elsewhere than generated/<public name>.html (read in its docs sources):
 # torch.nn.init is one page of `autofunction`s (docs/source/nn.init.rst); nn.rst lists Parameter as
 # nn.parameter.Parameter; torch.finfo is described on type_info.html. Each key must resolve in the
-# installed torch (tests/test_course.py).
+# inventory and in the installed torch (tests/test_course.py).
 ONE_PAGE = {"torch.nn.init": "https://docs.pytorch.org/docs/{version}/nn.init.html#{name}"}
 ELSEWHERE = {"torch.nn.Parameter": "https://docs.pytorch.org/docs/{version}/generated/torch.nn.parameter.Parameter.html",
              "torch.finfo": "https://docs.pytorch.org/docs/{version}/type_info.html#torch.finfo"}
@@ -54,14 +57,64 @@ _CHAIN = re.compile(rf"(?<!{_DOT}){_NAME}(?:{_DOT}{_NAME})*")
 _TOKEN = re.compile(_NAME)
 
 
-@functools.lru_cache(maxsize=1)
+def expand(inventory: dict) -> frozenset[str]:
+    """Every public name an inventory holds, flat: its functions, its class paths and each class path's
+    members (``members[key]``: its own ``names`` and, recursively, those of its ``bases``)."""
+    memo: dict[str, frozenset[str]] = {}
+
+    def members(key: str) -> frozenset[str]:
+        if key not in memo:
+            entry = inventory["members"][key]
+            memo[key] = frozenset(entry["names"]).union(*(members(b) for b in entry["bases"]))
+        return memo[key]
+
+    found = set(inventory["functions"]) | set(inventory["classes"])
+    for path, key in inventory["classes"].items():
+        found.update(f"{path}.{m}" for m in members(key))
+    return frozenset(found)
+
+
+_loaded: dict = {}  # the inventory read, with the (mtime, size) of the file it was read from
+
+
+def inventory(path: Path = INVENTORY) -> dict:
+    """The inventory file's contents, with ``"names"`` (:func:`expand`) and ``"version"`` (``major.minor``
+    of the torch it was made from, whose docs the links go to); read again when the file changes."""
+    rel = f"{path.parent.parent.name}/{path.parent.name}/{path.name}"
+    fix = "run `python -m tools.torch_names write` with the pinned torch installed (./run setup)"
+    try:
+        stat = path.stat()
+        stamp = (str(path), stat.st_mtime_ns, stat.st_size)
+        if _loaded.get("stamp") == stamp:
+            return _loaded["inventory"]
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise PluginError(f"hooks/torch_docs.py: cannot read the torch inventory {rel} ({e}): {fix}") from None
+    m = re.fullmatch(r"(\d+)\.(\d+)\.\d+", str(data.get("torch"))) if isinstance(data, dict) else None
+    if not m or data.get("format") != FORMAT or not all(k in data for k in ("functions", "classes", "members")):
+        raise PluginError(f"hooks/torch_docs.py: {rel} is no torch inventory of format {FORMAT} with the torch "
+                          f"version it was made from (expected keys format, torch, functions, classes, members): {fix}")
+    try:
+        data["names"] = expand(data)
+    except (KeyError, TypeError) as e:
+        raise PluginError(f"hooks/torch_docs.py: {rel}: a class's members name a base it does not hold ({e}): {fix}") from None
+    data["version"] = f"{m.group(1)}.{m.group(2)}"
+    if _loaded:  # another inventory than the one the memos below were made with
+        _link_block.cache_clear()
+        _link_page.cache_clear()
+    _loaded.update(stamp=stamp, inventory=data)
+    return data
+
+
 def version() -> str:
-    """``major.minor`` of the installed torch: the docs of the version the pages were made with."""
-    torch = importlib.import_module(ROOT_MODULE)
-    m = re.match(r"(\d+)\.(\d+)", torch.__version__)
-    if not m:
-        raise PluginError(f"hooks/torch_docs.py: torch.__version__ {torch.__version__!r} is no <major>.<minor>...")
-    return f"{m.group(1)}.{m.group(2)}"
+    """``major.minor`` of the pinned torch the inventory was made from: the docs of the version the pages
+    were made with."""
+    return inventory()["version"]
+
+
+def public(dotted: str) -> bool:
+    """Whether ``dotted`` is a class or function of the pinned torch (a public name of the inventory)."""
+    return dotted in inventory()["names"]
 
 
 def doc_url(name: str) -> str:
@@ -94,46 +147,29 @@ def aliases(code: str) -> dict[str, str]:
     return found
 
 
-@functools.lru_cache(maxsize=None)
-def resolve(dotted: str):
-    """The object ``dotted`` names in the installed torch (longest importable module, then attributes),
-    or None."""
-    parts = dotted.split(".")
-    if parts[0] != ROOT_MODULE:
-        return None
-    for cut in range(len(parts), 0, -1):
-        try:
-            obj = importlib.import_module(".".join(parts[:cut]))
-        except ImportError:
-            continue
-        try:
-            for attr in parts[cut:]:
-                obj = getattr(obj, attr)
-        except AttributeError:
-            return None
-        return obj
-    return None
-
-
-def linkable(obj) -> bool:
-    """Classes and functions have a page of their own; modules, dtypes and other values do not."""
-    return obj is not None and not inspect.ismodule(obj) and (inspect.isclass(obj) or inspect.isroutine(obj))
-
-
-def link_block(code_html: str) -> tuple[str, list[str]]:
-    """One block's highlighted HTML with its torch names linked, and the names linked."""
-    out, linked = _link_block(code_html)
-    return out, list(linked)
+def link_block(code_html: str, known=None) -> tuple[str, list[str]]:
+    """One block's highlighted HTML with its torch names linked, and the names linked. ``known`` (a
+    dotted name -> bool) decides what has a page instead of the inventory (:func:`public`)."""
+    if known is None:
+        out, linked = _link_block(code_html)
+        return out, list(linked)
+    return _link(code_html, known)
 
 
 @functools.lru_cache(maxsize=None)
 def _link_block(code_html: str) -> tuple[str, tuple[str, ...]]:
     """``link_block``, once per distinct block in a process: the other language's copy of a block, and
     every block but the edited one on a ``mkdocs serve`` reload, reuse it (the result depends only on
-    the HTML and the installed torch; it was 1.0 s of a 4.9 s reload, parsing each block's imports)."""
+    the HTML and the inventory, whose change clears it; it was 1.0 s of a 4.9 s reload, parsing each
+    block's imports)."""
+    out, linked = _link(code_html, public)
+    return out, tuple(linked)
+
+
+def _link(code_html: str, known) -> tuple[str, list[str]]:
     names = aliases(html.unescape(re.sub(r"<[^>]+>", "", code_html)))
     if not names:
-        return code_html, ()
+        return code_html, []
     linked = []
 
     def chain(m):
@@ -144,14 +180,14 @@ def _link_block(code_html: str) -> tuple[str, tuple[str, ...]]:
         # the longest prefix of the chain that names a class or function
         for n in range(len(tokens), 0, -1):
             dotted = ".".join([names[head], *(t.group(1) for t in tokens[1:n])])
-            if linkable(resolve(dotted)):
+            if known(dotted):
                 end = tokens[n - 1].end()
                 linked.append(dotted)
                 return (f'<a class="rn-api" href="{doc_url(dotted)}" title="{dotted}">{m.group(0)[:end]}</a>'
                         + m.group(0)[end:])
         return m.group(0)
 
-    return _CHAIN.sub(chain, code_html), tuple(linked)
+    return _CHAIN.sub(chain, code_html), linked
 
 
 def link_page(content: str) -> str:
@@ -164,5 +200,10 @@ def link_page(content: str) -> str:
 _link_page = functools.lru_cache(maxsize=128)(link_page)
 
 
+def on_config(config):
+    inventory()  # a missing or malformed inventory fails the build at its start; a changed one is read again
+
+
 def on_page_content(content, page, config, files):
+    inventory()
     return _link_page(content)

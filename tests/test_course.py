@@ -223,16 +223,17 @@ def test_the_hook_links_only_names_the_block_reaches_through_torch_and_keeps_the
     text = lambda h: html.unescape(re.sub(r"<[^>]+>", "", h))  # noqa: E731 - what the copy button copies
     assert text(out) == text(_highlight(code))
     assert 'href="https://docs.pytorch.org/docs/' in out and "no_such_function</span></a>" not in out
-    # a mutated resolver that links whatever is written is caught by the built-site check
-    assert not torch_docs.linkable(torch_docs.resolve("torch.no_such_function"))
-    assert not torch_docs.linkable(torch_docs.resolve("torch.float64")) and not torch_docs.linkable(torch_docs.resolve("torch.nn"))
+    # a mutated inventory that holds whatever is written is caught by the built-site check
+    assert not torch_docs.public("torch.no_such_function")
+    assert not torch_docs.public("torch.float64") and not torch_docs.public("torch.nn")
 
 
 def test_the_pages_elsewhere_name_objects_of_the_installed_torch():
     from hooks import torch_docs
+    from tools import torch_names
 
     for name in (*torch_docs.ELSEWHERE, *(f"{m}.zeros_" for m in torch_docs.ONE_PAGE)):
-        assert torch_docs.linkable(torch_docs.resolve(name)), name
+        assert torch_names.linkable(torch_names.resolve(name)) and torch_docs.public(name), name
         assert torch_docs.version() in torch_docs.doc_url(name)
 
 

@@ -357,16 +357,23 @@ def torch_links(site: Path, facts: site_facts.Facts | None = None) -> dict[str, 
 
 
 def torch_link_problems(links: dict[str, set[str]], pinned_torch: str) -> list[str]:
-    """Each linked name is a class or function of the installed torch, whose version is the pinned one,
-    and links to that name's page in the docs of that version (hooks/torch_docs.py)."""
+    """Each linked name is a class or function of the installed torch (asked of torch itself, not of the
+    inventory the hook linked from), whose version is the pinned one, and links to that name's page in
+    the docs of that version (hooks/torch_docs.py)."""
+    import torch
+
     from hooks import torch_docs
+    from tools import torch_names
 
     found = []
     want_version = ".".join(pinned_torch.split(".")[:2])
+    have = ".".join(torch.__version__.split(".")[:2])
+    if have != want_version:
+        found.append(f"the installed torch is {torch.__version__}, requirements.txt pins {pinned_torch}")
     if torch_docs.version() != want_version:
-        found.append(f"the installed torch is {torch_docs.version()}, requirements.txt pins {pinned_torch}")
+        found.append(f"{torch_docs.INVENTORY.name} was made from torch {torch_docs.version()}, requirements.txt pins {pinned_torch}")
     for name, hrefs in sorted(links.items()):
-        if not torch_docs.linkable(torch_docs.resolve(name)):
+        if not torch_names.linkable(torch_names.resolve(name)):
             found.append(f"{name}: linked to {sorted(hrefs)}, but the installed torch has no class or function of that name")
         if hrefs != {torch_docs.doc_url(name)} or f"/docs/{want_version}/" not in torch_docs.doc_url(name):
             found.append(f"{name}: links to {sorted(hrefs)}, expected {torch_docs.doc_url(name)}")
