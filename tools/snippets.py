@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import fnmatch
 import hashlib
 import json
 import os
@@ -316,10 +317,64 @@ def extract(path: Path) -> list[Block]:
     return blocks
 
 
+_NOT_SNIPPETS = ("conftest.py",)  # files of snippets/ that are no snippet (pytest's configuration of the folder)
+
+
+def stray_files(paths: list[Path] | None = None) -> list[Block]:
+    """Files in the given folders that no runner would run, each a failing block naming it: a snippet saved with
+    another suffix (``.markdown``, ``.txt``, ``.MD``) or in a folder ``pytest --codeblocks`` never enters (hidden,
+    ``build/``): a page could include it and show an output nothing ran (``hooks/includes.py`` refuses the include)."""
+    from hooks import includes
+
+    out = []
+    for p in paths or [SNIPPETS]:
+        p = Path(p).resolve()
+        if not p.is_dir():
+            continue
+        for f in sorted(p.rglob("*")):
+            rel = f.relative_to(p)
+            if f.is_dir() or "__pycache__" in rel.parts or f.name in _NOT_SNIPPETS:
+                continue
+            skipped = [part for part in rel.parts[:-1] if any(fnmatch.fnmatch(part, s) for s in includes.PYTEST_SKIPS)]
+            if f.suffix != ".md" or skipped:
+                why = (f"in {'/'.join(skipped)}/, a folder pytest --codeblocks never enters" if skipped
+                       else f"its suffix is {f.suffix or '(none)'!r}, and the runners run only .md files")
+                out.append(Block(f, 0, "", None, error=f"{_rel(f)}: not a snippet any runner runs ({why}): a page "
+                                 "including it would show an output nothing ran; rename or move it to "
+                                 "snippets/<chapter>/<name>.md, or delete it"))
+    return out
+
+
+def page_paths(paths: list[Path]) -> tuple[list[Path], list[str]]:
+    """The command line's paths with each page of ``docs/`` replaced by the snippet files it includes; and the
+    problems of those pages' includes (``hooks/includes.py``). A path that is neither a snippet file or folder
+    nor a page is a problem: a check given the wrong file must not pass on zero blocks."""
+    from hooks import includes
+
+    docs = (ROOT / "docs").resolve()
+    out, bad = [], []
+    for p in paths:
+        r = Path(p).resolve()
+        if not r.exists():
+            bad.append(f"{p}: no such file or folder")
+        elif r.is_file() and r.is_relative_to(docs) and r.suffix == ".md":
+            text = read(r)
+            found = [i.path for i in includes.expand(text)[0] if i.parent is None and i.path is not None]
+            bad += includes.problems(text, _rel(r))
+            out += list(dict.fromkeys(f.resolve() for f in found))
+            if not found:
+                bad.append(f"{_rel(r)}: a page that includes no snippet: nothing to check")
+        elif r.is_file() and r.suffix != ".md":
+            bad.append(f"{_rel(r)}: not a snippet file (.md) nor a page of docs/: nothing of it would run")
+        else:
+            out.append(r)
+    return out, bad
+
+
 def collect(paths: list[Path] | None = None) -> list[Block]:
     """Every block; a file that cannot be read becomes one failing block, and the others still run."""
-    blocks = []
-    for f in snippet_files(paths):
+    blocks = stray_files(paths)
+    for f in (f for f in snippet_files(paths) if f not in {b.path for b in blocks}):
         try:
             blocks += extract(f)
         except SnippetError as err:
@@ -984,8 +1039,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=TIMEOUT, help="CPU seconds per block (wall-clock: _worker.WALL_FACTOR times as many)")
     args = parser.parse_intermixed_args(argv)
 
-    paths = args.paths or None
-    blocks = collect(paths)  # a file refused (its shape, its encoding) is a failing block; the others still run
+    paths, given = page_paths(args.paths) if args.paths else (None, [])
+    blocks = collect(paths) if paths or not args.paths else []  # a file refused (shape, encoding, suffix) fails alone
+    if not blocks and not given:
+        given = [f"no snippet given: {' '.join(map(str, args.paths))} holds no snippet file (.md with a ```python block)"]
     variants = VARIANTS if args.variants else {next(iter(VARIANTS)): DEFAULT}
     if args.command == "refresh":
         variants = {next(iter(VARIANTS)): DEFAULT}
@@ -1004,7 +1061,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     if args.command == "refresh":
-        findings = check(blocks, runs[label], write=True)
+        findings = check(blocks, runs[label], write=True) + [Finding("-", g) for g in given]
         for f in findings:
             print(("rewrote: " if f.fixed else "") + f.message, end="\n\n")
         changed = sorted({f.block for f in findings if f.fixed})
@@ -1013,7 +1070,7 @@ def main(argv: list[str] | None = None) -> int:
               f" {len(changed)}; problems refresh cannot fix: {len(unfixed)}")
         return 1 if unfixed else 0
 
-    failures = []
+    failures = list(given)
     for lab, results in runs.items():
         failures += [f"[{lab}] {f.message}" for f in check(blocks, results)]
     if args.variants:
