@@ -767,8 +767,26 @@ def _canonical(svg: bytes) -> list[tuple[str, ET.Element]]:
     return out
 
 
+_HEX_COLOUR = re.compile(r"#(?:[0-9a-fA-F]{8}|[0-9a-fA-F]{6}|[0-9a-fA-F]{3,4})\b")
+
+
+def _colour(token: str) -> str:
+    """A hex colour by its meaning: lower case, ``#abc`` as ``#aabbcc`` (``#abcd`` as ``#aabbccdd``)."""
+    h = token[1:].lower()
+    return "#" + ("".join(c * 2 for c in h) if len(h) in (3, 4) else h)
+
+
 def _numbers(text: str) -> tuple[list[str], list[float]]:
-    return _NUMBER.split(text), [float(x) for x in _NUMBER.findall(text)]
+    """An attribute's text without its numbers, and the numbers. A hex colour is text, not digits: ``#000000``
+    and ``#00e000`` read as the number 0 each (``00e000`` is a float), so a recoloured figure passed."""
+    skeleton, numbers = [], []
+    parts = _HEX_COLOUR.split(text)
+    for i, part in enumerate(parts):
+        skeleton += _NUMBER.split(part)
+        numbers += [float(x) for x in _NUMBER.findall(part)]
+        if i < len(parts) - 1:
+            skeleton.append(_colour(_HEX_COLOUR.findall(text)[i]))
+    return skeleton, numbers
 
 
 def compare_svg(committed: bytes, drawn: bytes, tolerance: float = FIGURE_TOLERANCE) -> FigureDiff | None:
@@ -820,14 +838,30 @@ def _json_path(path: str, key) -> str:
     return f"{path}[{key}]" if isinstance(key, int) else (f"{path}.{key}" if path else str(key))
 
 
+def _no_constant(name: str):
+    raise ValueError(f"{name} is no JSON number (json.dump writes it unless allow_nan=False); the browser's "
+                     "JSON.parse refuses the file")
+
+
+def json_problem(data: bytes) -> str | None:
+    """Why ``data`` is no file a browser's ``JSON.parse`` reads (not UTF-8, not JSON, or a ``NaN`` /
+    ``Infinity`` / ``-Infinity``, which Python's json reads and writes but JSON has not), or None."""
+    try:
+        json.loads(data, parse_constant=_no_constant)
+    except (ValueError, UnicodeDecodeError) as err:
+        return f"not valid JSON ({err})"
+    return None
+
+
 def compare_json(committed: bytes, drawn: bytes, tolerance: float = DATA_TOLERANCE) -> FigureDiff | None:
     """None if equal: same structure (keys, lengths, types), same strings, every number within ``tolerance``
     relative to the larger of the two (``FigureDiff.largest`` is the largest relative delta, ``where`` a key path
     such as ``frames[2].series.plain[17]``)."""
-    try:
-        a, b = json.loads(committed), json.loads(drawn)
-    except (ValueError, UnicodeDecodeError) as err:
-        return FigureDiff("the document", f"not valid JSON ({err})", 0.0, True)
+    for which, text in (("the committed file", committed), ("the file written now", drawn)):
+        bad = json_problem(text)
+        if bad:
+            return FigureDiff("the document", f"{which}: {bad}", 0.0, True)
+    a, b = json.loads(committed), json.loads(drawn)
     largest, first, stack = 0.0, None, [("", a, b)]
     while stack:
         where, x, y = stack.pop(0)
@@ -1003,6 +1037,11 @@ def reconcile(block: Block, result: Result, write: bool = False, figures: Path |
             if diff is None or not diff.moved:
                 continue
             msg = f"{block.name} {'writes' if name.endswith(DATA_SUFFIX) else 'draws'} {rel} differently ({how}): {diff}"
+        bad = json_problem(content) if name.endswith(DATA_SUFFIX) else None
+        if bad:  # no refresh writes a data file the browser refuses: the block must write finite numbers
+            found.append(Finding(block.name, f"{msg}\n{block.name} writes {name}, which is {bad}: not written; write "
+                                             "finite numbers (null for a gap) with json.dump(..., allow_nan=False)"))
+            continue
         if write:
             target.parent.mkdir(parents=True, exist_ok=True)
             write_atomic(target, content)

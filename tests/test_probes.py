@@ -1,0 +1,84 @@
+"""Honest mistakes and careless edits that the checks must refuse, each named by what it is.
+
+Each test reproduces one probe of a reliability review, in a scratch copy, through the function the real
+check uses, and the probe's neighbours (another hand edit of a figure, another non-finite number, ...).
+The includes of pages have their own module (tests/test_includes.py).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from mkdocs.exceptions import PluginError
+
+from hooks import explorables, notebook_figures
+from tools import snippets
+
+BLACK = (b'<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><path d="M 0 0 L 5 5" '
+         b'style="fill: none; stroke: #000000; stroke-width: 1.5"/><rect fill="#1f77b4" x="1" y="2"/></svg>')
+
+
+@pytest.mark.parametrize("old, new", [
+    (b"stroke: #000000", b"stroke: #00e000"),  # the probe: both read as the number 0
+    (b"stroke: #000000", b"stroke: #000e00"),
+    (b"stroke: #000000", b"stroke: #0e0"),
+    (b'fill="#1f77b4"', b'fill="#1e77b4"'),
+    (b'fill="#1f77b4"', b'fill="#1f77b4c0"'),
+])
+def test_a_figure_recoloured_by_hand_fails(old, new):
+    diff = snippets.compare_svg(BLACK, BLACK.replace(old, new))
+    assert diff is not None and diff.moved, diff
+
+
+def test_a_colour_written_otherwise_with_the_same_meaning_passes():
+    assert snippets.compare_svg(BLACK, BLACK.replace(b"#000000", b"#000")) is None
+    assert snippets.compare_svg(BLACK, BLACK.replace(b"#1f77b4", b"#1F77B4")) is None
+    nearly = BLACK.replace(b"stroke-width: 1.5", b"stroke-width: 1.5000001")
+    diff = snippets.compare_svg(BLACK, nearly)
+    assert diff is None or not diff.moved
+
+
+def test_a_figure_edited_by_hand_is_never_advised_into_the_notebooks(tmp_path):
+    """The notebook check told a reader with a hand-edited figure to run `tools.notebooks write`, which copies it."""
+    import base64
+
+    name = "f.en.svg"
+    (tmp_path / name).write_bytes(BLACK.replace(b"#000000", b"#00e000"))
+    output = {"output_type": "display_data", "data": {"image/svg+xml": BLACK.decode(), "text/plain": "a figure"},
+              "metadata": notebook_figures.output_metadata(name)}
+    nb = {"cells": [{"cell_type": "code", "id": "c1", "outputs": [output], "source": "", "metadata": {}}]}
+    content = ('<div class="jp-RenderedSVG jp-OutputArea-output"><img src="data:image/svg+xml;base64,'
+               + base64.b64encode(BLACK).decode() + '"></div>')
+    with pytest.raises(PluginError) as err:
+        notebook_figures.show_figures(content, nb, "docs/en/notebooks/x.ipynb", ("docs/en/x.md", {name}), tmp_path,
+                                      lambda n: n)
+    assert "differs from" in str(err.value) and "./run refresh" in str(err.value)
+    assert "run `python -m tools.notebooks write`" not in str(err.value)
+
+
+def _data(value) -> bytes:
+    return json.dumps({"labels": {"en": {}}, "series": [1.0, value, 3.0]}).encode()
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), float("-inf")])
+def test_a_non_finite_number_in_a_data_file_is_refused_compared_written_and_built(tmp_path, bad):
+    """NaN / Infinity counted as within tolerance both ways; the browser's JSON.parse then refused the file."""
+    diff = snippets.compare_json(_data(bad), _data(bad))
+    assert diff is not None and diff.moved and "is no JSON number" in str(diff)
+    assert snippets.compare_json(_data(2.0), _data(bad)).moved
+    assert snippets.compare_json(_data(bad), _data(2.0)).moved
+    path = tmp_path / "writes.md"
+    path.write_text("```python\nprint('saved')\n```\n" + f"{snippets.MARKER}\n```text\nsaved\n```\n", encoding="utf-8")
+    [block] = snippets.extract(path)
+    data = tmp_path / "data"
+    data.mkdir()
+    found = snippets.reconcile(block, snippets.Result("saved\n", files={"f.json": _data(bad)}), True,
+                               tmp_path / "figures", data)
+    assert [f.fixed for f in found] == [False] and "is no JSON number" in found[0].message
+    assert not (data / "f.json").exists()  # refresh writes no file the browser refuses
+    (tmp_path / explorables.DATA).mkdir(parents=True)
+    (tmp_path / explorables.DATA / "f.json").write_bytes(_data(bad))
+    with pytest.raises(PluginError, match="f.json is not valid JSON"):
+        explorables.data_of(tmp_path, "f", "docs/en/p.md", "en")
