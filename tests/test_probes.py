@@ -82,3 +82,23 @@ def test_a_non_finite_number_in_a_data_file_is_refused_compared_written_and_buil
     (tmp_path / explorables.DATA / "f.json").write_bytes(_data(bad))
     with pytest.raises(PluginError, match="f.json is not valid JSON"):
         explorables.data_of(tmp_path, "f", "docs/en/p.md", "en")
+
+
+@pytest.mark.parametrize("newline", ["\r\n", "\n"])
+def test_refresh_rewrites_a_snippet_saved_with_windows_line_endings_and_keeps_them(tmp_path, newline):
+    """Refresh said 'run refresh again' for a CRLF snippet forever: advice that never worked."""
+    path = tmp_path / "crlf.md"
+    text = f"```python\nprint(1)\nprint(2)\n```\n{snippets.MARKER}\n```text\n1\n```\n"
+    path.write_bytes(text.replace("\n", newline).encode())
+    [block] = snippets.extract(path)
+    assert snippets.rewrite_output(path, block, "1\n2\n")
+    assert path.read_bytes() == text.replace("1\n```\n", "1\n2\n```\n").replace("\n", newline).encode()
+    [again] = snippets.extract(path)
+    assert again.expected == "1\n2\n" and not snippets.rewrite_output(path, again, "1\n2\n")
+
+
+def test_a_byte_order_mark_is_named_not_reported_as_an_unclosed_fence(tmp_path):
+    path = tmp_path / "bom.md"
+    path.write_bytes(b"\xef\xbb\xbf```python\nprint(1)\n```\n")
+    [block] = snippets.collect([path])
+    assert "bom.md:1: the file starts with a byte order mark" in block.error and "never closed" not in block.error

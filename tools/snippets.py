@@ -256,6 +256,9 @@ def fence_problems(path: Path) -> list[str]:
     as a shell script (```bash, ```sh), or be a second block that refresh and the notebooks would mix up.
     """
     name, text = _rel(path), read(path)
+    if text.startswith("\ufeff"):  # pytest-codeblocks would not see a first line that starts with it
+        return [f"{name}:1: the file starts with a byte order mark (BOM, U+FEFF), which hides its first fence from "
+                "pytest-codeblocks: save it as UTF-8 without a BOM"]
     lines = text.splitlines()
     try:
         found = fences(text, name)
@@ -922,6 +925,12 @@ def _fence_for(text: str) -> str:
     return "`" * max(3, longest + 1)
 
 
+def _newline(text: str) -> str:
+    """The line ending a file uses: ``\r\n`` if its first line ends so (a file saved on Windows), else ``\n``."""
+    first = text.find("\n")
+    return "\r\n" if first > 0 and text[first - 1] == "\r" else "\n"
+
+
 def rewrite_output(path: Path, block: Block, stdout: str) -> bool:
     """Put ``stdout`` under ``block`` in ``path``, atomically; return True if the file changed.
 
@@ -934,7 +943,8 @@ def rewrite_output(path: Path, block: Block, stdout: str) -> bool:
     bad = fence_problems(path)
     if bad:
         raise SnippetError("\n".join(bad))
-    lines = text.splitlines(keepends=True)
+    newline = _newline(text)  # the file's own line endings (CRLF from Windows), kept as they are
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").splitlines(keepends=True)
     found = fences(text, _rel(path))
     code = found[0]
     if code.start + 1 != block.lineno or "".join(lines[code.start + 1:code.end]) != block.code:
@@ -947,7 +957,7 @@ def rewrite_output(path: Path, block: Block, stdout: str) -> bool:
         replaced = lines[:output.start - 1] + (new_output if stdout else []) + lines[output.end + 1:]
     else:
         replaced = lines[:code.end + 1] + (new_output if stdout else []) + lines[code.end + 1:]
-    new = "".join(replaced)
+    new = "".join(replaced).replace("\n", newline)
     if new != text:
         write_atomic(path, new)
         return True
