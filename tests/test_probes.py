@@ -102,3 +102,22 @@ def test_a_byte_order_mark_is_named_not_reported_as_an_unclosed_fence(tmp_path):
     path.write_bytes(b"\xef\xbb\xbf```python\nprint(1)\n```\n")
     [block] = snippets.collect([path])
     assert "bom.md:1: the file starts with a byte order mark" in block.error and "never closed" not in block.error
+
+
+def test_an_output_too_long_for_pytest_codeblocks_is_not_written_and_such_a_file_fails_alone(tmp_path):
+    """A block printing 10 000 lines: refresh wrote a file pytest-codeblocks then refused at collection,
+    which stopped every block of `pytest --codeblocks snippets/`."""
+    limit = snippets.codeblocks_line_limit()
+    path = tmp_path / "long.md"
+    text = "```python\nfor i in range(10000):\n    print(i)\n```\n"
+    path.write_text(text, encoding="utf-8")
+    [block] = snippets.extract(path)
+    stdout = "".join(f"{i}\n" for i in range(limit))
+    [finding] = snippets.reconcile(block, snippets.Result(stdout), write=True)
+    assert not finding.fixed and "more than pytest-codeblocks reads" in finding.message
+    assert path.read_text(encoding="utf-8") == text
+    path.write_text(text + f"{snippets.MARKER}\n```text\n{stdout}```\n", encoding="utf-8")
+    (tmp_path / "zz-good.md").write_text(f"```python\nprint(1)\n```\n{snippets.MARKER}\n```text\n1\n```\n",
+                                         encoding="utf-8")
+    bad, good = snippets.collect([tmp_path])
+    assert "long.md: " in bad.error and "more than pytest-codeblocks reads" in bad.error and good.error is None

@@ -247,6 +247,20 @@ def fences(text: str, name: str) -> list[Fence]:
     return found
 
 
+def codeblocks_line_limit() -> int:
+    """The most lines pytest-codeblocks reads in one file (``extract_from_buffer``'s ``max_num_lines``); a longer
+    file raises while pytest collects, which stops the session before any block runs."""
+    import inspect
+
+    from pytest_codeblocks import main as codeblocks
+
+    p = inspect.signature(codeblocks.extract_from_buffer).parameters.get("max_num_lines")
+    if p is None or not isinstance(p.default, int):
+        raise RuntimeError("tools/snippets.py: expected pytest_codeblocks.main.extract_from_buffer(f, max_num_lines=<int>)"
+                           " (a new pytest-codeblocks? update codeblocks_line_limit)")
+    return p.default
+
+
 def fence_problems(path: Path) -> list[str]:
     """What is wrong with the shape of one snippet file, each naming ``file:line``; [] if it is right.
 
@@ -260,6 +274,9 @@ def fence_problems(path: Path) -> list[str]:
         return [f"{name}:1: the file starts with a byte order mark (BOM, U+FEFF), which hides its first fence from "
                 "pytest-codeblocks: save it as UTF-8 without a BOM"]
     lines = text.splitlines()
+    if len(lines) > codeblocks_line_limit():
+        return [f"{name}: {len(lines)} lines, more than pytest-codeblocks reads ({codeblocks_line_limit()}; it stops "
+                "the whole collection on such a file): print a summary, not every line"]
     try:
         found = fences(text, name)
     except SnippetError as err:
@@ -958,6 +975,10 @@ def rewrite_output(path: Path, block: Block, stdout: str) -> bool:
     else:
         replaced = lines[:code.end + 1] + (new_output if stdout else []) + lines[code.end + 1:]
     new = "".join(replaced).replace("\n", newline)
+    if new.count("\n") > codeblocks_line_limit():
+        raise SnippetError(f"{_rel(path)}: with this output the file would hold {new.count(chr(10))} lines, more than "
+                           f"pytest-codeblocks reads ({codeblocks_line_limit()}); it would then stop every block of "
+                           "`pytest --codeblocks` at collection: not rewritten; print a summary, not every line")
     if new != text:
         write_atomic(path, new)
         return True
