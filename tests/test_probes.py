@@ -121,3 +121,27 @@ def test_an_output_too_long_for_pytest_codeblocks_is_not_written_and_such_a_file
                                          encoding="utf-8")
     bad, good = snippets.collect([tmp_path])
     assert "long.md: " in bad.error and "more than pytest-codeblocks reads" in bad.error and good.error is None
+
+
+def test_a_write_killed_midway_leaves_only_an_ignored_temporary_that_the_next_write_removes(tmp_path):
+    """SIGKILL during refresh's write left a 9 MB .name.md.XXXX.tmp beside the snippet, neither tracked nor ignored."""
+    import subprocess
+    import sys
+
+    from tools import files
+
+    target = tmp_path / "snippet.md"
+    target.write_text("old\n", encoding="utf-8")
+    code = ("import os, signal, sys; sys.path.insert(0, sys.argv[1]); from tools import files; "
+            "os.replace = lambda *a: os.kill(os.getpid(), signal.SIGKILL); "
+            "files.write_atomic(__import__('pathlib').Path(sys.argv[2]), 'x' * 9_000_000)")
+    proc = subprocess.run([sys.executable, "-c", code, str(snippets.ROOT), str(target)], capture_output=True)
+    assert proc.returncode == -9, proc.stderr
+    [left] = [p for p in tmp_path.iterdir() if p != target]
+    assert target.read_text(encoding="utf-8") == "old\n" and left.name.startswith(".snippet.md.")
+    ignored = subprocess.run(["git", "-C", str(snippets.ROOT), "check-ignore", "-q", "--no-index",
+                              f"snippets/home/{left.name}"])
+    assert ignored.returncode == 0, f"{left.name} in snippets/ would not be ignored by git"
+    (tmp_path / "other.md").write_text("x", encoding="utf-8")
+    files.write_atomic(tmp_path / "other.md", "new\n")  # the next run's first write into the folder
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["other.md", "snippet.md"]
