@@ -105,3 +105,15 @@ def test_a_typed_verdict_fails(tmp_path):
                               'print("✔ the draws differ: 3 distinct values")')
     found = verdicts.problems(*_tree(tmp_path, _pages(), code=code))
     assert found and "snippets/p/draws.md" in found[0] and "types" in found[0], found
+
+
+def test_a_claim_printed_by_two_blocks_of_a_page_fails_whichever_sign_the_marker_has():
+    """Two blocks on one page printed the same claim, one ✔ and one ✘: the last one won, one marker covered both."""
+    holds, fails = verdicts.Verdict("✔", "warm-up helps", "a"), verdicts.Verdict("✘", "warm-up helps", "b")
+    page = '--8<-- "p/one.md"\n\n--8<-- "p/two.md"\n\nWarm-up helps. <!-- {} warm-up helps -->\n'
+    for printed in ({"p/one.md": [holds], "p/two.md": [fails]}, {"p/one.md": [fails], "p/two.md": [holds]},
+                    {"p/one.md": [holds], "p/two.md": [holds]}, {"p/one.md": [holds, fails]}):
+        for sign in "✔✘":
+            found = verdicts.page_problems("en", "p.md", page.format(sign), printed)
+            assert any("the claim 'warm-up helps' is printed 2 times" in f and "snippets/p/" in f for f in found), found
+    assert verdicts.page_problems("en", "p.md", page.format("✔"), {"p/one.md": [holds]}) == []

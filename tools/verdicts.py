@@ -19,7 +19,8 @@ No string literal outside ``verdict`` may hold ✔ or ✘, so a verdict cannot b
 Every page that includes the block names each of its verdicts where it draws that conclusion, with an
 invisible marker that repeats the symbol and the claim: ``<!-- ✔ <claim> -->`` (or ``<!-- ✘ <claim> -->``
 where the page says the claim does not hold). A marker whose symbol differs from the printed one, a marker
-naming no verdict of the page's blocks, a printed verdict no marker names, and an experiment block with no
+naming no verdict of the page's blocks, a printed verdict no marker names, a claim printed more than once by
+the blocks of one page (one marker could not say which result it means), and an experiment block with no
 verdict are problems (``python -m tools.verdicts`` lists them; ``tests/test_verdicts.py``).
 """
 
@@ -115,10 +116,18 @@ def page_problems(lang: str, page: str, text: str, printed: dict[str, list[Verdi
     """``printed``: snippet file (relative to snippets/) -> its verdicts. Markers against verdicts."""
     where = f"docs/{lang}/{page}"
     shown: dict[str, tuple[Verdict, str]] = {}
+    every: dict[str, list[tuple[Verdict, str]]] = {}
     for name in dict.fromkeys(sources.includes(text)):
         for v in printed.get(name, []):
             shown[v.claim] = (v, name)
+            every.setdefault(v.claim, []).append((v, name))
     out, named = [], set()
+    for claim, seen in every.items():  # one marker names a claim: it must mean one verdict
+        if len(seen) > 1:
+            out.append(f"{where}: the claim {claim!r} is printed {len(seen)} times by the page's blocks ("
+                       + ", ".join(f"{v.sign} by snippets/{name}" for v, name in seen)
+                       + "): a claim has one verdict per page, so one marker names one result; word each "
+                         "block's claim so it names what differs (its setting, its data)")
     for m in _MARKER.finditer(text):
         line = text.count("\n", 0, m.start()) + 1
         claim, sign = m["claim"], m["sign"]
