@@ -177,6 +177,7 @@ class Result:
     violations: list[str] = field(default_factory=list)  # network, writes outside its folder, processes
     state: list[str] = field(default_factory=list)  # global state it left behind
     cpu: float = 0.0  # CPU seconds (user + system, every thread) of the block's process
+    ran: dict = field(default_factory=dict)  # what makes it an experiment, counted as it ran (_worker.Ran)
 
     @property
     def figures(self) -> dict[str, bytes]:
@@ -506,7 +507,7 @@ class _Run:
         results = [Result("", error=b.error) for b in self.blocks]
         for i, r in zip(self.todo, raw):
             results[i] = Result(r["stdout"], r["error"], r["files"], r["seconds"], r.get("stderr", ""),
-                                r["violations"], r["state"], r.get("cpu", 0.0))
+                                r["violations"], r["state"], r.get("cpu", 0.0), r.get("ran", {}))
         return results
 
 
@@ -536,7 +537,7 @@ def recorded(blocks: list[Block], folder: Path) -> list[Result]:
         else:
             r = pickle.loads(path.read_bytes())
             results.append(Result(r["stdout"], r["error"], r["files"], r["seconds"], r.get("stderr", ""),
-                                  r["violations"], r["state"], r.get("cpu", 0.0)))
+                                  r["violations"], r["state"], r.get("cpu", 0.0), r.get("ran", {})))
     return results
 
 

@@ -7,6 +7,10 @@ An *experiment block* is detected from its code, by rule (no list of files):
 * or it **draws seeds**: ``torch.manual_seed(...)`` (or ``Generator().manual_seed``) is called with an
   argument that is not a literal, i.e. the block runs under several seeds (a sweep over runs).
 
+* or, whatever its source looks like, it **ran** as one (``run_kinds``, from ``snippets.Result.ran``, counted in
+  the block's own process by ``tools/_worker.Ran``): an optimizer took ``STEPS`` steps or more (a step in a
+  helper function counts), or ``SEEDS`` distinct seeds or more were set (torch, NumPy, ``random``).
+
 Such a block defines a small helper (blocks are self-contained, so each block has its own copy)::
 
     def verdict(claim, holds, evidence):
@@ -79,6 +83,34 @@ def experiment_kind(code: str) -> list[str]:
             kinds.append("draws seeds")
             break
     return kinds
+
+
+SEEDS = 3  # distinct seeds set while a block runs that make it a sweep over runs (two: a demonstration
+# of "another seed", as add-and-norm/article2-ranges.md and batch-first.md do)
+STEPS = 2  # optimizer steps taken while it runs that make it a training run
+
+
+def run_kinds(ran: dict) -> list[str]:
+    """Why a block is an experiment by what it did when it ran (``snippets.Result.ran``, counted by
+    ``tools/_worker.Ran``): an optimizer stepped, in a helper function or not; several seeds set, by torch,
+    NumPy or ``random``. Empty if it is not one."""
+    kinds = []
+    if ran.get("optimizer_steps", 0) >= STEPS:
+        kinds.append(f"trains: {ran['optimizer_steps']} optimizer steps ran")
+    if len(ran.get("seeds", [])) >= SEEDS:
+        kinds.append(f"draws seeds: {len(ran['seeds'])} seeds set as it ran")
+    return kinds
+
+
+def run_problems(block: snippets.Block, result: snippets.Result) -> list[str]:
+    """An experiment by what ran that prints no verdict (the source rule, ``experiment_kind``, is checked too)."""
+    if block.error or result.error or block.expected is None and not result.stdout:
+        return []
+    kinds = run_kinds(result.ran)
+    if kinds and not verdicts(result.stdout) and not experiment_kind(block.code):
+        return [f"{block.name}: an experiment block ({'; '.join(kinds)}) prints no verdict: define "
+                f"{HELPER}(claim, holds, evidence) and print the page's conclusions after its table"]
+    return []
 
 
 def verdicts(output: str) -> list[Verdict]:
