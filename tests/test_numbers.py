@@ -270,3 +270,43 @@ def test_the_rules_do_not_hide_measurements():
     assert _unbound("In 2016 the ratio was about 1647.") == ["1647"]
     assert _unbound("about 25 blocks") == ["25"]
     assert _unbound("over 1000 layers") == ["1000"]
+
+
+@pytest.mark.parametrize("body, unbound", [
+    ("Training succeeds in 87 percent of the runs.", ["87 percent"]),
+    ("Training succeeds in 87 per cent of the runs.", ["87 per cent"]),
+    ("The gradient is tenfold larger.", ["tenfold"]),
+    ("The loss grows threefold.", ["threefold"]),
+    ("a two-fold gap", ["a two-fold"]),
+    ("a hundredfold gap", ["a hundredfold"]),
+    ("训练在百分之八十七的运行中成功。", ["百分之八十七"]),
+    ("训练在百分之 87 的运行中成功。", ["百分之 87"]),
+    ("有三成的种子发散。", ["三成"]),
+    ("约有一半的种子发散。", ["一半"]),
+    ("约三分之一的分量超过 1。", ["三分之一"]),
+    ("about a third of the components exceed 1", ["a third"]),
+    ("nearly half of the seeds diverge", ["half"]),
+    ("损失是七点八。", ["七点八"]),
+    ("误差翻三倍。", ["翻三倍"]),
+    ("误差翻了两番。", ["翻了两番"]),
+])
+def test_numbers_written_in_words_are_checked(body, unbound):
+    """Number words passed the binder: "87 percent", "tenfold", 百分之八十七, 三成, 一半, 七点八, 翻三倍."""
+    assert _unbound(body) == unbound
+
+
+def test_numbers_written_in_words_bind_like_their_digits(tmp_path):
+    assert _unbound("Training succeeds in 87 percent of the runs.", {"a/b.md": "success 87.2%"}, tmp_path) == []
+    assert _unbound("训练在百分之八十七的运行中成功。", {"a/b.md": "success 87.2%"}, tmp_path) == []
+    assert _unbound("损失是七点八。", {"a/b.md": "loss 7.81"}, tmp_path) == []
+    assert _unbound("有三成的种子发散。", {"a/b.md": "diverged 31.5%"}, tmp_path) == []
+    assert _unbound("约有一半的种子发散。", {"a/b.md": "diverged 0.49"}, tmp_path) == []
+    assert _unbound("about a quarter of seeds get a zero gradient", {"a/b.md": "zero 25.4%"}, tmp_path) == []
+    assert _unbound("误差从 0.1 升到 0.3，翻三倍。", {"a/b.md": "0.1 0.3"}, tmp_path) == []  # its unit's ratio
+    assert _unbound("The loss grows threefold (0.0085 → 0.0248).", {"a/b.md": "0.0085 0.0248"}, tmp_path) == []
+
+
+@pytest.mark.parametrize("body", ["ReLU 丢掉一半的二阶矩。", "只对了一半。", "half of the story", "一成不变",
+                                  "一点一点地变大", "the positive half of it", "a manifold"])
+def test_idioms_and_exact_factors_in_words_are_not_measurements(body):
+    assert _unbound(body) == []
