@@ -14,6 +14,8 @@ is what the build shows, whatever the spelling. An include is refused, naming th
 * it shows a block's output anywhere but directly under that same block's code: ``x.md:output`` must follow
   ``x.md:code`` with nothing but blank lines between, and ``x.md:code`` of a block with an output is followed
   by its ``x.md:output``;
+* it is spelled otherwise than ``--8<-- "x.md"`` on a line of its own (the block form between two ``--8<--``
+  lines): the other hooks and tools read that one spelling (the source link and date of ``hooks/provenance.py``);
 * it lies inside an HTML comment or an element whose content is never shown (``<script>``, ``<template>``,
   ``<style>``, ``<textarea>``, ``<noscript>``): the snippet's own ``<!--…-->`` lines would close the comment early,
   hide the code and show the output, and the hidden block would still count as evidence.
@@ -44,6 +46,7 @@ NAME = re.compile(r"[a-z0-9][a-z0-9-]*/[a-z0-9][a-z0-9-]*\.md")  # snippets/<cha
 # (tests/test_failures.py checks this copy against pytest's own).
 PYTEST_SKIPS = ("*.egg", ".*", "_darcs", "build", "CVS", "dist", "node_modules", "venv", "{arch}")
 HIDDEN = ("script", "template", "style", "textarea", "noscript")
+_ONE_LINE = re.compile(r"""^[ \t]*-{1,}8<-{1,}[ \t]+(["'])([^"'\n]+)\1[ \t]*$""")
 _START, _END = "\x00rn-include-start-{}\x00", "\x00rn-include-end-{}\x00"
 _SENTINEL = re.compile(r"\x00rn-include-(start|end)-(\d+)\x00")
 
@@ -232,6 +235,15 @@ def problems(text: str, where: str, base: Path | None = None, options: dict | No
                            + ("exactly its code fence" if inc.section == "code" else "exactly its output")
                            + ": put [start:code]/[end:code] around the ```python fence and [start:output]/[end:output] "
                              "around the marker and the output fence")
+    # one spelling: ``--8<-- "x.md"`` on a line of its own, the one every hook reads (provenance links, dates)
+    lines_of_page = [m.group(2) for m in map(_ONE_LINE.match, text.splitlines()) if m]
+    written = [re.sub(r":[a-z][-_0-9a-z]*$|(:-?\d*)+(,.*)?$", "", n, flags=re.I).strip() for n in lines_of_page]
+    if [found[i].name for i in top] != written:
+        for i in top:
+            if found[i].name not in written:
+                out.append(f"{at(found[i])}: snippets/{found[i].name} is included in another spelling than "
+                           f"`--8<-- \"{found[i].name}\"` on a line of its own (the block form between two --8<-- "
+                           "lines, or a marker the page's other tools do not read): write it that way")
     # output only directly under the same block's code
     for k, i in enumerate(top):
         inc = found[i]

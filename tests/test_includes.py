@@ -145,3 +145,9 @@ def test_check_given_a_page_checks_that_page_s_blocks(capsys):
     assert "docs/en/references.md: a page that includes no snippet: nothing to check" in capsys.readouterr().out
     assert snippets.main(["check", str(snippets.ROOT / "mkdocs.yml")]) == 1
     assert "mkdocs.yml: not a snippet file (.md) nor a page of docs/" in capsys.readouterr().out
+
+
+def test_the_block_include_form_is_refused_even_for_a_good_snippet(tmp_path):
+    base = _base(tmp_path, {"c/x.md": GOOD})
+    [found] = includes.problems("# P\n\n--8<--\nc/x.md\n--8<--\n", "docs/en/p.md", base)
+    assert found.startswith("docs/en/p.md:4: snippets/c/x.md is included in another spelling")
