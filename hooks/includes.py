@@ -136,7 +136,9 @@ def _skeleton(lines: list[str]) -> tuple[str, dict[int, int]]:
     return "\n".join(out), at
 
 
-_HIDING = re.compile(r"<!--|-->|<(/?)(" + "|".join(HIDDEN) + r")\b[^>]*>|\x00", re.I)
+_HIDING = re.compile(r"<!--|-->|<(/?)(" + "|".join(HIDDEN) + r")\b[^>]*>"
+                     r"|<(?P<tag>[a-z][a-z0-9]*)\b(?=[^>]*(?:\shidden\b|display\s*:\s*none|visibility\s*:\s*hidden))[^>]*>"
+                     r"|</(?P<close>[a-z][a-z0-9]*)\s*>|\x00", re.I)
 
 
 def _hidden(skeleton: str) -> dict[int, str]:
@@ -151,9 +153,13 @@ def _hidden(skeleton: str) -> dict[int, str]:
             comment = token != "-->"
         elif token == "<!--":
             comment = True
+        elif m.group("tag") and element is None:
+            element = m.group("tag").lower()  # hidden by an attribute: until its closing tag
         elif m.group(2) and element is None and not m.group(1):
             element = m.group(2).lower()
         elif m.group(2) and m.group(1) and m.group(2).lower() == element:
+            element = None
+        elif m.group("close") and m.group("close").lower() == element:
             element = None
     return out
 

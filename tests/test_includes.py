@@ -99,7 +99,9 @@ def test_a_section_that_does_not_hold_its_part_is_refused(tmp_path):
 
 
 @pytest.mark.parametrize("wrap", [("<!--\n", "\n-->\n"), ("<!-- a note\n\n", "\n\nend -->\n"),
-                                  ("<template>\n", "\n</template>\n"), ('<script type="text/plain">\n', "\n</script>\n")])
+                                  ("<template>\n", "\n</template>\n"), ('<script type="text/plain">\n', "\n</script>\n"),
+                                  ('<div markdown hidden>\n\n', "\n\n</div>\n"),
+                                  ('<div style="display: none" markdown>\n\n', "\n\n</div>\n")])
 def test_an_include_hidden_in_a_comment_is_refused(tmp_path, wrap):
     """Probe 3: the snippet's own output marker closed the comment early: code hidden, output shown."""
     base = _base(tmp_path, {"c/x.md": GOOD})
