@@ -37,6 +37,10 @@ from hooks import one_module  # noqa: E402
 
 one_module(__name__, __file__)
 
+# The runners' own rule for a snippet file's shape (tools/snippets.py imports nothing of hooks/ at import time).
+# Imported now: while MkDocs loads the hooks the project folder is on sys.path, later in the build it is not.
+from tools import snippets  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 SNIPPETS = ROOT / "snippets"
 MARKER = "<!--pytest-codeblocks:expected-output-->"
@@ -183,8 +187,6 @@ def _annotations(between: list[str], code: str) -> bool:
 
 def problems(text: str, where: str, base: Path | None = None, options: dict | None = None) -> list[str]:
     """What is wrong with the includes of one page (``where``: ``docs/<lang>/<page>.md``), each naming it."""
-    from tools import snippets  # the runners' own rule for a snippet file's shape
-
     base = Path(base or SNIPPETS).resolve()
     found, lines = expand(text, base, options)
     out: list[str] = []
