@@ -153,3 +153,9 @@ def test_the_block_include_form_is_refused_even_for_a_good_snippet(tmp_path):
     base = _base(tmp_path, {"c/x.md": GOOD})
     [found] = includes.problems("# P\n\n--8<--\nc/x.md\n--8<--\n", "docs/en/p.md", base)
     assert found.startswith("docs/en/p.md:4: snippets/c/x.md is included in another spelling")
+
+
+def test_check_given_a_folder_of_pages_checks_their_blocks():
+    paths, bad = snippets.page_paths([snippets.ROOT / "docs" / "en"])
+    assert bad == []
+    assert set(paths) == {snippets.SNIPPETS / n for p in sources.pages("en") for n in sources.includes(sources.read("en", p))}

@@ -374,7 +374,12 @@ def page_paths(paths: list[Path]) -> tuple[list[Path], list[str]]:
 
     docs = (ROOT / "docs").resolve()
     out, bad = [], []
-    for p in paths:
+    pages, given = [], set()
+    for p in paths:  # a folder of docs/ stands for its pages (those that include no snippet are no problem)
+        r = Path(p).resolve()
+        pages += sorted(r.rglob("*.md")) if r.is_dir() and r.is_relative_to(docs) else [p]
+        given.add(r)
+    for p in pages:
         r = Path(p).resolve()
         if not r.exists():
             bad.append(f"{p}: no such file or folder")
@@ -383,7 +388,7 @@ def page_paths(paths: list[Path]) -> tuple[list[Path], list[str]]:
             found = [i.path for i in includes.expand(text)[0] if i.parent is None and i.path is not None]
             bad += includes.problems(text, _rel(r))
             out += list(dict.fromkeys(f.resolve() for f in found))
-            if not found:
+            if not found and r in given:
                 bad.append(f"{_rel(r)}: a page that includes no snippet: nothing to check")
         elif r.is_file() and r.suffix != ".md":
             bad.append(f"{_rel(r)}: not a snippet file (.md) nor a page of docs/: nothing of it would run")
