@@ -18,7 +18,8 @@ is what the build shows, whatever the spelling. An include is refused, naming th
   lines): the other hooks and tools read that one spelling (the source link and date of ``hooks/provenance.py``);
 * it lies inside an HTML comment or an element whose content is never shown (``<script>``, ``<template>``,
   ``<style>``, ``<textarea>``, ``<noscript>``): the snippet's own ``<!--…-->`` lines would close the comment early,
-  hide the code and show the output, and the hidden block would still count as evidence.
+  hide the code and show the output, and the hidden block would still count as evidence; the same for a snippet
+  file whose own fence sits inside a comment of its own.
 
 ``hooks/page_checks.py`` fails the strict build on these; ``tools.snippets check <page>`` and the tests report them.
 """
@@ -168,6 +169,25 @@ def _hidden(skeleton: str) -> dict[int, str]:
     return out
 
 
+def _hidden_fences(path: Path, name: str) -> list[str]:
+    """A snippet file whose code or output fence sits inside an HTML comment (or a hidden element) of its own:
+    the runners run it, the page would hide it."""
+    text = snippets.read(path)
+    lines = text.splitlines()
+    found = snippets.fences(text, name)
+    starts = {f.start for f in found}
+    inside = {i for f in found for i in range(f.start + 1, f.end + 1)}
+    skeleton = "\n".join("\x00" if i in starts else "" if i in inside else line for i, line in enumerate(lines))
+    hidden = _hidden(skeleton)
+    out = []
+    for f in found:
+        off = sum(len("\x00" if i in starts else "" if i in inside else line) + 1 for i, line in enumerate(lines[:f.start]))
+        if off in hidden:
+            out.append(f"{name}:{f.start + 1}: the fence lies inside {hidden[off]} of the file: the runners run it, "
+                       "the page would not show it")
+    return out
+
+
 def _page_line(text: str, inc: Include) -> int:
     """The page line that holds an include of ``inc.name`` (first match; 0 if none is found)."""
     for i, line in enumerate(text.splitlines(), 1):
@@ -221,7 +241,8 @@ def problems(text: str, where: str, base: Path | None = None, options: dict | No
         if inc.path not in shapes:
             try:
                 shapes[inc.path] = snippets.fence_problems(inc.path) or (
-                    [] if len(snippets.extract(inc.path)) == 1 else [f"snippets/{rel}: no ```python block"])
+                    [] if len(snippets.extract(inc.path)) == 1 else [f"snippets/{rel}: no ```python block"]) or \
+                    _hidden_fences(inc.path, f"snippets/{rel}")
             except snippets.SnippetError as err:
                 shapes[inc.path] = [str(err)]
         if shapes[inc.path]:

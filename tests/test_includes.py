@@ -159,3 +159,9 @@ def test_check_given_a_folder_of_pages_checks_their_blocks():
     paths, bad = snippets.page_paths([snippets.ROOT / "docs" / "en"])
     assert bad == []
     assert set(paths) == {snippets.SNIPPETS / n for p in sources.pages("en") for n in sources.includes(sources.read("en", p))}
+
+
+def test_a_snippet_that_hides_its_own_code_in_a_comment_is_refused_where_included(tmp_path):
+    base = _base(tmp_path, {"c/x.md": "<!--\n" + GOOD.replace(snippets.MARKER, "-->\n" + snippets.MARKER)})
+    [found] = includes.problems('--8<-- "c/x.md"\n', "docs/en/p.md", base)
+    assert "snippets/c/x.md:2: the fence lies inside an HTML comment" in found
