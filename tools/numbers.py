@@ -89,7 +89,8 @@ number is bound: printed, cited, math, ratio).
 
 Known limits: evidence is page-wide, as promised, so a number can be bound by a printed number that
 happens to be equal (``--explain`` shows which kind bound it); bare integers below 1000 are not checked
-unless marked as above; spelled-out Chinese numerals other than multipliers (``十几万``) are not read.
+unless marked as above; spelled-out numerals other than those listed above (``十几万``, ``eighty-seven``) are not
+read; ``翻三倍`` is read as a factor of 3 (usage differs: some read it as 4).
 """
 
 from __future__ import annotations
