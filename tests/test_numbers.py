@@ -275,6 +275,7 @@ def test_the_rules_do_not_hide_measurements():
 @pytest.mark.parametrize("body, unbound", [
     ("Training succeeds in 87 percent of the runs.", ["87 percent"]),
     ("Training succeeds in 87 per cent of the runs.", ["87 per cent"]),
+    ("Training succeeds in eighty-seven percent of the runs.", ["eighty-seven percent"]),
     ("The gradient is tenfold larger.", ["tenfold"]),
     ("The loss grows threefold.", ["threefold"]),
     ("a two-fold gap", ["a two-fold"]),
@@ -298,6 +299,7 @@ def test_numbers_written_in_words_are_checked(body, unbound):
 def test_numbers_written_in_words_bind_like_their_digits(tmp_path):
     assert _unbound("Training succeeds in 87 percent of the runs.", {"a/b.md": "success 87.2%"}, tmp_path) == []
     assert _unbound("训练在百分之八十七的运行中成功。", {"a/b.md": "success 87.2%"}, tmp_path) == []
+    assert _unbound("It succeeds in eighty-seven percent of runs.", {"a/b.md": "success 87.2%"}, tmp_path) == []
     assert _unbound("损失是七点八。", {"a/b.md": "loss 7.81"}, tmp_path) == []
     assert _unbound("有三成的种子发散。", {"a/b.md": "diverged 31.5%"}, tmp_path) == []
     assert _unbound("约有一半的种子发散。", {"a/b.md": "diverged 0.49"}, tmp_path) == []

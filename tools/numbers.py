@@ -26,7 +26,7 @@ Which numbers are checked
       ``四个数量级``; the verbs ``doubles``/``triples``/``quadruples``/``halves``/``翻倍``/``减半`` only after an
       approximation or comparison word (``roughly triples``): alone they state an exact factor of an
       argument ("the ReLU halves the second moment"), and ``appears three times`` is a count;
-    - numbers written in words: ``87 percent``/``per cent``, ``百分之八十七``, ``百分之 87``, ``三成`` (percentages);
+    - numbers written in words: ``87 percent``/``per cent``, ``eighty-seven percent``, ``百分之八十七``, ``百分之 87``, ``三成`` (percentages);
       ``七点八`` (a decimal); ``tenfold``, ``a two-fold``, ``翻三倍``, ``翻两番`` (multiplier words); and shares after
       an approximation or comparison word (``about a third of``, ``nearly half of``, ``约有一半``, ``约三分之一``), which
       bind within a tenth of themselves to a printed or derived number or percentage (``about a quarter`` and a
@@ -89,8 +89,8 @@ number is bound: printed, cited, math, ratio).
 
 Known limits: evidence is page-wide, as promised, so a number can be bound by a printed number that
 happens to be equal (``--explain`` shows which kind bound it); bare integers below 1000 are not checked
-unless marked as above; spelled-out numerals other than those listed above (``十几万``, ``eighty-seven``) are not
-read; ``翻三倍`` is read as a factor of 3 (usage differs: some read it as 4).
+unless marked as above; spelled-out numerals other than those listed above (``十几万``, ``eighty-seven layers``) are not
+read (except before ``percent``); ``翻三倍`` is read as a factor of 3 (usage differs: some read it as 4).
 """
 
 from __future__ import annotations
@@ -396,7 +396,9 @@ _ZH_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五":
 _ZH_UNITS = {"十": 10, "百": 100, "千": 1000, "万": 10000}
 _EN_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
              "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30,
-             "forty": 40, "fifty": 50, "sixty": 60, "hundred": 100, "thousand": 1000, "million": 1000000}
+             "thirteen": 13, "fourteen": 14, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
+             "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100,
+             "thousand": 1000, "million": 1000000}
 
 
 def zh_numeral(s: str) -> int:
@@ -450,6 +452,7 @@ _WORD_NUMBER = re.compile(
     r"|(?<![零一二两三四五六七八九十百千万])(?P<zhcheng>[一二两三四五六七八九])成(?!不变|员|功|为|立|长|本|绩|果|分|熟|型|形|就|像|组|年|人|都)"
     rf"|翻了?(?P<zhfanbei>[二两三四五六七八九十百千]+)倍|翻了?(?P<zhfanfan>[一二两三四五六七八九十])番"
     rf"|\b(?:an?\s+)?(?P<enfold>(?:(?:{_ENW_NUMBER})[\s-]?)+)fold\b"
+    rf"|\b(?P<enpct>(?:{_ENW_NUMBER})(?:[\s-](?:and\s)?(?:{_ENW_NUMBER}))*)\s+per\s?cent\b"
     r"|(?P<zhhalf>一半)|(?<![百千万])(?P<zhden>[二三四五六七八九十])分之(?P<zhnum>[一二两三四五六七八九])"
     r"|\b(?P<enshare>(?:a|one|two|three)\s+(?:thirds?|quarters?|fifths?|tenths?)|(?<!first )(?<!second )(?<!other )half)"
     r"(?=\s+of\b)", re.I)
@@ -477,6 +480,9 @@ def _word_numbers(masked: str) -> list[Found]:
             t = m.group("zhpct")
             v, q = (Decimal(t), printed_precision(t)) if t[0].isdigit() else _zh_value(t)
             found.append(Found(Num(v, q, "", word), m.start(), "percent", cue))
+        elif g == "enpct":
+            found.append(Found(Num(Decimal(en_numeral(re.sub(r"[-\s]+(?:and\s+)?", " ", m.group(g)))), Decimal(1), "",
+                                   word), m.start(), "percent", cue))
         elif g == "zhdec":
             v, q = _zh_value(m.group("zhdec"))
             found.append(Found(Num(v, q, "", word), m.start(), "decimal", cue))
