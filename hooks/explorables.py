@@ -50,6 +50,10 @@ def library_folder(docs: Path) -> str:
     return f"{VENDOR}/{LIBRARY}-{entry['version']}"
 
 
+def _refuse_constant(name: str):
+    raise ValueError(f"{name} is no JSON number")
+
+
 def data_of(docs: Path, names: str, where: str, lang: str) -> list:
     files = []
     for name in names.split():
@@ -59,7 +63,11 @@ def data_of(docs: Path, names: str, where: str, lang: str) -> list:
         if not path.is_file():
             raise PluginError(f"{where}: data-explore names {name}, but docs/{DATA}/{name}.json does not exist "
                               "(run ./run refresh on the snippet that writes it)")
-        data = json.loads(path.read_text(encoding="utf-8"))
+        try:  # NaN / Infinity: Python reads them, the browser's JSON.parse refuses the page's data
+            data = json.loads(path.read_text(encoding="utf-8"), parse_constant=_refuse_constant)
+        except ValueError as err:
+            raise PluginError(f"{where}: docs/{DATA}/{name}.json is not valid JSON ({err}): the snippet that writes "
+                              "it must write finite numbers (json.dump(..., allow_nan=False))") from None
         if lang not in data.get("labels", {}):
             raise PluginError(f"{where}: docs/{DATA}/{name}.json has no labels for {lang!r} (it has "
                               f"{sorted(data.get('labels', {}))}): add the language to the LABELS of the snippet that writes it")

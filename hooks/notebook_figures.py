@@ -113,9 +113,11 @@ def show_figures(content: str, nb: dict, notebook: str, chapter: tuple[str, set[
         except (binascii.Error, UnicodeDecodeError) as err:
             raise PluginError(f"{cell}: the embedded figure (expected {expected}) is no base64 UTF-8 SVG: {err}") from None
         committed = path.read_text(encoding="utf-8")
-        if drawn != committed:
+        if drawn != committed:  # the file or the notebook changed: only a run of the block says which is right
             raise PluginError(f"{cell}: its figure output differs from {expected} "
-                              f"({_first_difference(drawn, committed)}): {fix}")
+                              f"({_first_difference(drawn, committed)}): run `./run refresh`, which draws the "
+                              f"figure again from its block (a hand edit of {expected} is undone) and then writes "
+                              "the notebooks; `python -m tools.notebooks write` alone would copy the file as it is")
         src = url(name)
         if src is None:
             raise PluginError(f"{cell}: {expected} is not part of the build (hooks/shared_assets.py publishes "

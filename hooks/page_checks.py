@@ -5,7 +5,10 @@
 * Two headings with one id (``{ #same }`` twice) make one of them unreachable by its link, and the
   language switcher lands on the wrong one. Each heading id appears once per page.
 
-Both fail with a PluginError naming the page (``docs/<lang>/<page>.md``) and what was found. Notebook
+* An include the runners would not run, or a block's output anywhere but directly under its own code, or an
+  include hidden in a comment (``hooks/includes.py``, read from the page's Markdown before it is converted).
+
+All fail with a PluginError naming the page (``docs/<lang>/<page>.md``) and what was found. Notebook
 pages are generated from their chapter page (checked) and carry nbconvert's own MathJax setup: skipped.
 """
 
@@ -22,7 +25,7 @@ from mkdocs.exceptions import PluginError
 
 if __package__ != "hooks":  # MkDocs runs a hook from its path, with only hooks/ on sys.path
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from hooks import one_module  # noqa: E402
+from hooks import includes, one_module  # noqa: E402
 
 one_module(__name__, __file__)
 
@@ -43,6 +46,22 @@ def problems(html_text: str, where: str) -> tuple[str, ...]:
     if twice:
         found.append(f"{where}: heading ids used more than once: {', '.join(sorted(twice))}")
     return tuple(found)
+
+
+def on_page_markdown(markdown: str, page, config, **kwargs) -> str:
+    """Every include of a page is a snippet the runners run, shown whole or code-then-output, never hidden."""
+    if page.file.src_uri.endswith(".ipynb"):
+        return markdown
+    opts = dict(config["mdx_configs"].get("pymdownx.snippets", {}))
+    base = opts.get("base_path")
+    base = base[0] if isinstance(base, list) else base
+    if not base:
+        raise PluginError("hooks/page_checks.py: expected pymdownx.snippets with a base_path in mkdocs.yml")
+    # not cached: a snippet file can change while the page does not (serve)
+    found = includes.problems(markdown, f"docs/{page.file.src_uri}", Path(base).resolve(), opts)
+    if found:
+        raise PluginError("\n".join(found))
+    return markdown
 
 
 def on_page_content(html_text: str, page, **kwargs) -> str:

@@ -14,6 +14,8 @@ that run trustworthy:
   ``WALL_FACTOR`` times as many) if it waits (``tools._worker.limit_block``; its stack is shown); a block
   that ends its process (``os._exit(0)`` too) or crashes fails itself, and the session goes on with the others; whatever it left running is
   killed with its session;
+* a file of ``snippets/`` that is no ``.md`` snippet (``.markdown``, ``.txt``, ``.MD``: nothing would run it,
+  yet a page could include it) fails, naming itself (``tools.snippets.stray_files``);
 * the session fails if the tree changed;
 * with ``RESIDUAL_NOTES_RECORD`` set to a folder (``tools.snippets.RECORD``; the test suite sets it), each
   block is also watched as ``tools/_worker.py`` watches it (``Watch``: offline, writes only in its folder, no
@@ -107,12 +109,35 @@ class SnippetRefused(Exception):
     pass
 
 
+class StrayFile(pytest.File):
+    def collect(self):
+        yield StrayFileItem.from_parent(self, name="not a snippet")
+
+
+class StrayFileItem(pytest.Item):
+    def runtest(self):
+        [block] = [b for b in snippets.stray_files([self.path.parent]) if b.path == self.path.resolve()] or [None]
+        if block is not None:
+            raise SnippetRefused(block.error)
+
+    def repr_failure(self, excinfo):
+        return str(excinfo.value)
+
+    def reportinfo(self):
+        return self.path, None, "not a snippet file"
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_collect_file(file_path, parent):
     """Beside pytest-codeblocks' collector of each snippet file, one item checking the file's shape; a file
     of the wrong shape gets no block collected (its parse could fail, or run a shell fence)."""
     outcome = yield
-    if not (parent.config.getoption("codeblocks", False) and file_path.suffix == ".md"):
+    if not parent.config.getoption("codeblocks", False):
+        return
+    if file_path.suffix != ".md":  # a snippet saved as .markdown, .txt, .MD: nothing would run it; it fails alone
+        stray = snippets.stray_files([file_path.parent])
+        if any(b.path == file_path.resolve() for b in stray) and file_path.suffix != ".pyc":
+            outcome.force_result([*(outcome.get_result() or []), StrayFile.from_parent(parent, path=file_path)])
         return
     collectors = list(outcome.get_result() or [])
     theirs = [c for c in collectors if type(c).__module__ == _PLUGIN]

@@ -280,3 +280,45 @@ def test_a_power_of_ten_written_for_readers_binds_like_e_notation(tmp_path):
     assert _unbound("前者 4.97×10⁻³。", out, tmp_path) == ["4.97×10⁻³"]
     assert _unbound("前者 4.96×10⁻⁴。", out, tmp_path) == ["4.96×10⁻⁴"]
     assert numbers.parse_number("3.9×10⁻⁴").value == Decimal("0.00039")
+
+
+@pytest.mark.parametrize("body, unbound", [
+    ("Training succeeds in 87 percent of the runs.", ["87 percent"]),
+    ("Training succeeds in 87 per cent of the runs.", ["87 per cent"]),
+    ("Training succeeds in eighty-seven percent of the runs.", ["eighty-seven percent"]),
+    ("The gradient is tenfold larger.", ["tenfold"]),
+    ("The loss grows threefold.", ["threefold"]),
+    ("a two-fold gap", ["a two-fold"]),
+    ("a hundredfold gap", ["a hundredfold"]),
+    ("训练在百分之八十七的运行中成功。", ["百分之八十七"]),
+    ("训练在百分之 87 的运行中成功。", ["百分之 87"]),
+    ("有三成的种子发散。", ["三成"]),
+    ("约有一半的种子发散。", ["一半"]),
+    ("约三分之一的分量超过 1。", ["三分之一"]),
+    ("about a third of the components exceed 1", ["a third"]),
+    ("nearly half of the seeds diverge", ["half"]),
+    ("损失是七点八。", ["七点八"]),
+    ("误差翻三倍。", ["翻三倍"]),
+    ("误差翻了两番。", ["翻了两番"]),
+])
+def test_numbers_written_in_words_are_checked(body, unbound):
+    """Number words passed the binder: "87 percent", "tenfold", 百分之八十七, 三成, 一半, 七点八, 翻三倍."""
+    assert _unbound(body) == unbound
+
+
+def test_numbers_written_in_words_bind_like_their_digits(tmp_path):
+    assert _unbound("Training succeeds in 87 percent of the runs.", {"a/b.md": "success 87.2%"}, tmp_path) == []
+    assert _unbound("训练在百分之八十七的运行中成功。", {"a/b.md": "success 87.2%"}, tmp_path) == []
+    assert _unbound("It succeeds in eighty-seven percent of runs.", {"a/b.md": "success 87.2%"}, tmp_path) == []
+    assert _unbound("损失是七点八。", {"a/b.md": "loss 7.81"}, tmp_path) == []
+    assert _unbound("有三成的种子发散。", {"a/b.md": "diverged 31.5%"}, tmp_path) == []
+    assert _unbound("约有一半的种子发散。", {"a/b.md": "diverged 0.49"}, tmp_path) == []
+    assert _unbound("about a quarter of seeds get a zero gradient", {"a/b.md": "zero 25.4%"}, tmp_path) == []
+    assert _unbound("误差从 0.1 升到 0.3，翻三倍。", {"a/b.md": "0.1 0.3"}, tmp_path) == []  # its unit's ratio
+    assert _unbound("The loss grows threefold (0.0085 → 0.0248).", {"a/b.md": "0.0085 0.0248"}, tmp_path) == []
+
+
+@pytest.mark.parametrize("body", ["ReLU 丢掉一半的二阶矩。", "只对了一半。", "half of the story", "一成不变",
+                                  "一点一点地变大", "the positive half of it", "a manifold"])
+def test_idioms_and_exact_factors_in_words_are_not_measurements(body):
+    assert _unbound(body) == []

@@ -105,3 +105,75 @@ def test_a_typed_verdict_fails(tmp_path):
                               'print("✔ the draws differ: 3 distinct values")')
     found = verdicts.problems(*_tree(tmp_path, _pages(), code=code))
     assert found and "snippets/p/draws.md" in found[0] and "types" in found[0], found
+
+
+def test_a_claim_printed_by_two_blocks_of_a_page_fails_whichever_sign_the_marker_has():
+    """Two blocks on one page printed the same claim, one ✔ and one ✘: the last one won, one marker covered both."""
+    holds, fails = verdicts.Verdict("✔", "warm-up helps", "a"), verdicts.Verdict("✘", "warm-up helps", "b")
+    page = '--8<-- "p/one.md"\n\n--8<-- "p/two.md"\n\nWarm-up helps. <!-- {} warm-up helps -->\n'
+    for printed in ({"p/one.md": [holds], "p/two.md": [fails]}, {"p/one.md": [fails], "p/two.md": [holds]},
+                    {"p/one.md": [holds], "p/two.md": [holds]}, {"p/one.md": [holds, fails]}):
+        for sign in "✔✘":
+            found = verdicts.page_problems("en", "p.md", page.format(sign), printed)
+            assert any("the claim 'warm-up helps' is printed 2 times" in f and "snippets/p/" in f for f in found), found
+    assert verdicts.page_problems("en", "p.md", page.format("✔"), {"p/one.md": [holds]}) == []
+
+
+RAN_EXPERIMENTS = {  # each an experiment by what it runs, none by the shape of its source
+    "optimizer stepped in a helper": '''import torch
+
+def fit(model, opt, x, y):
+    opt.zero_grad()
+    torch.nn.functional.mse_loss(model(x), y).backward()
+    opt.step()
+
+torch.manual_seed(0)
+model = torch.nn.Linear(2, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+x, y = torch.randn(8, 2), torch.randn(8, 1)
+for _ in range(5):
+    fit(model, opt, x, y)
+print(f"{model.weight.abs().sum().item() > 0}")
+''',
+    "numpy seed sweep": '''import numpy as np
+
+means = [np.random.default_rng(seed).normal(size=100).mean() for seed in range(5)]
+print(f"{max(means) - min(means) > 0}")
+''',
+    "random seed sweep": '''import random
+
+draws = []
+for s in (1, 2, 3):
+    random.seed(s)
+    draws.append(random.random())
+print(len(set(draws)))
+''',
+}
+
+
+def test_an_experiment_is_decided_by_what_runs_not_by_its_source(tmp_path):
+    """A training loop whose backward()/step() sit in a helper, and a NumPy seed sweep, needed no verdict."""
+    from tools import snippets
+
+    blocks = []
+    for i, code in enumerate([*RAN_EXPERIMENTS.values(), "import torch\ntorch.manual_seed(0)\nprint(1)\n"]):
+        path = tmp_path / f"b{i}.md"
+        path.write_text(f"```python\n{code}```\n", encoding="utf-8")
+        [block] = snippets.extract(path)
+        assert not verdicts.experiment_kind(block.code)  # the source rule misses each
+        blocks.append(block)
+    results = snippets.run(blocks)
+    for (what, _), block, result in zip(RAN_EXPERIMENTS.items(), blocks, results):
+        assert result.error is None, result.error
+        [problem] = verdicts.run_problems(block, result)
+        assert f"{block.name}: an experiment block" in problem and "prints no verdict" in problem, what
+    assert verdicts.run_problems(blocks[-1], results[-1]) == []  # one literal seed: a demonstration
+    assert results[0].ran["optimizer_steps"] == 5 and len(results[1].ran["seeds"]) == 5
+
+
+def test_every_block_that_ran_as_an_experiment_prints_its_verdicts(snippet_runs):
+    from tools import snippets
+
+    results = snippet_runs.results(next(iter(snippets.VARIANTS)))
+    found = [p for b, r in zip(snippet_runs.blocks, results) for p in verdicts.run_problems(b, r)]
+    assert not found, "\n".join(found)

@@ -260,13 +260,16 @@ class Watch:
 
     def __enter__(self) -> "Watch":
         self.before = global_state()
+        self.ran = Ran()
         self.start = time.perf_counter()
+        self.ran.start()
         self.guard.active = True
         return self
 
     def __exit__(self, *exc) -> bool:
         self.guard.active = False
         self.seconds = time.perf_counter() - self.start
+        self.ran.stop()
         return False
 
     def report(self, work: Path) -> dict:
@@ -275,7 +278,64 @@ class Watch:
         usage = resource.getrusage(resource.RUSAGE_SELF)  # this process since the fork: the block's CPU, all threads
         return {"files": files, "seconds": self.seconds, "cpu": usage.ru_utime + usage.ru_stime,
                 "violations": self.guard.violations,
-                "state": state_changes(self.before, global_state()) + self.own.left()}
+                "state": state_changes(self.before, global_state()) + self.own.left(),
+                "ran": self.ran.report() if hasattr(self, "ran") else {}}
+
+
+class Ran:
+    """What a block did that makes it an experiment, counted while it runs, whatever its source looks like:
+    the optimizer steps it took (torch's global step hook, so a step inside a helper function counts) and the
+    seeds it set (``torch.manual_seed``, ``numpy.random.seed`` / ``default_rng``, ``random.seed``), each wrapped for the block's run and restored after it
+    (``tools/verdicts.py`` reads the counts)."""
+
+    def __init__(self):
+        self.steps = 0
+        self.seeds: list[str] = []
+        self._undo: list = []
+
+    def _seed(self, value) -> None:
+        if value is not None:
+            self.seeds.append(repr(value.item() if hasattr(value, "item") else value))
+
+    def _wrap(self, owner, name: str, seed_of=lambda *a, **k: a[0] if a else k.get("seed")) -> None:
+        original = getattr(owner, name)
+
+        def wrapped(*args, **kwargs):
+            try:
+                self._seed(seed_of(*args, **kwargs))
+            except Exception:  # noqa: BLE001 - counting never breaks the block
+                pass
+            return original(*args, **kwargs)
+
+        wrapped.__wrapped__ = original
+        setattr(owner, name, wrapped)
+        self._undo.append(lambda: setattr(owner, name, original))
+
+    def start(self) -> None:
+        import random
+
+        import numpy
+        import torch
+
+        def step(optimizer, args, kwargs):
+            self.steps += 1
+
+        from torch.optim.optimizer import register_optimizer_step_post_hook  # public: torch.optim.optimizer
+
+        handle = register_optimizer_step_post_hook(step)
+        self._undo.append(handle.remove)
+        for owner in (torch, torch.random):
+            self._wrap(owner, "manual_seed")
+        for name in ("seed", "default_rng"):  # functions only: a class replaced would break isinstance
+            self._wrap(numpy.random, name)
+        self._wrap(random, "seed", lambda *a, **k: a[0] if a else k.get("a"))
+
+    def stop(self) -> None:
+        while self._undo:
+            self._undo.pop()()
+
+    def report(self) -> dict:
+        return {"optimizer_steps": self.steps, "seeds": sorted(set(self.seeds))}
 
 
 # --------------------------------------------------------------------------- the child

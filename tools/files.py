@@ -2,12 +2,16 @@
 
 The data goes to a temporary file in the same folder, is flushed and synced, then renamed over the
 original (``os.replace`` is atomic on one file system). A full disk, a kill or a crash leaves either the
-old file or the new one, never an empty or truncated one, and no temporary file behind.
+old file or the new one, never an empty or truncated one. An error removes the temporary file; a SIGKILL
+cannot, so the temporary file's name says whose it is (``.<name>.<pid>-<random>.tmp``, ignored by git:
+``.gitignore`` holds ``.*.tmp``) and the next write into that folder removes those of processes that no
+longer run.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -15,7 +19,8 @@ from pathlib import Path
 def write_atomic(path: Path, data: bytes | str) -> None:
     path = Path(path)
     raw = data.encode("utf-8") if isinstance(data, str) else data
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    remove_stale_temporaries(path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}-", suffix=TEMPORARY, dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(raw)
@@ -32,6 +37,41 @@ def write_atomic(path: Path, data: bytes | str) -> None:
         except OSError:
             pass
         raise
+
+
+TEMPORARY = ".tmp"
+_TEMPORARY = re.compile(r"^\..+\.(\d+)-[^.]+\.tmp$")
+
+
+def _running(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's, running
+    return True
+
+
+def remove_stale_temporaries(folder: str | Path) -> list[Path]:
+    """Remove the temporary files ``write_atomic`` left in ``folder`` when its process was killed mid-write
+    (``.<name>.<pid>-<random>.tmp`` of a process that no longer runs); return what was removed."""
+    removed = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return removed
+    for entry in entries:
+        m = _TEMPORARY.match(entry.name)
+        if m and not _running(int(m.group(1))) and entry.is_file(follow_symlinks=False):
+            try:
+                os.unlink(entry.path)
+                removed.append(Path(entry.path))
+            except OSError:
+                pass
+    return removed
 
 
 def _umask() -> int:

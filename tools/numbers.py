@@ -26,6 +26,12 @@ Which numbers are checked
       ``四个数量级``; the verbs ``doubles``/``triples``/``quadruples``/``halves``/``翻倍``/``减半`` only after an
       approximation or comparison word (``roughly triples``): alone they state an exact factor of an
       argument ("the ReLU halves the second moment"), and ``appears three times`` is a count;
+    - numbers written in words: ``87 percent``/``per cent``, ``eighty-seven percent``, ``百分之八十七``, ``百分之 87``, ``三成`` (percentages);
+      ``七点八`` (a decimal); ``tenfold``, ``a two-fold``, ``翻三倍``, ``翻两番`` (multiplier words); and shares after
+      an approximation or comparison word (``about a third of``, ``nearly half of``, ``约有一半``, ``约三分之一``), which
+      bind within a tenth of themselves to a printed or derived number or percentage (``about a quarter`` and a
+      printed ``25.4%``) or to the ratio of two counts in their unit; alone, ``一半``/``half of`` is an exact factor
+      or an idiom (``ReLU 丢掉一半的二阶矩``, ``只对了一半``) and is not checked;
     - a count stated as a measurement: ``N`` in ``N of M`` (``9 of 10 components``) and in
       ``M 个…中/里（有）N 个`` (``10 个分量里只有 1 个``).
 
@@ -83,7 +89,8 @@ number is bound: printed, cited, math, ratio).
 
 Known limits: evidence is page-wide, as promised, so a number can be bound by a printed number that
 happens to be equal (``--explain`` shows which kind bound it); bare integers below 1000 are not checked
-unless marked as above; spelled-out Chinese numerals other than multipliers (``十几万``) are not read.
+unless marked as above; spelled-out numerals other than those listed above (``十几万``, ``eighty-seven layers``) are not
+read (except before ``percent``); ``翻三倍`` is read as a factor of 3 (usage differs: some read it as 4).
 """
 
 from __future__ import annotations
@@ -392,7 +399,10 @@ def units(text: str, masked: str) -> list[Unit]:
 _ZH_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _ZH_UNITS = {"十": 10, "百": 100, "千": 1000, "万": 10000}
 _EN_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-             "eight": 8, "nine": 9, "ten": 10, "twenty": 20, "fifty": 50, "hundred": 100, "thousand": 1000}
+             "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30,
+             "thirteen": 13, "fourteen": 14, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
+             "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100,
+             "thousand": 1000, "million": 1000000}
 
 
 def zh_numeral(s: str) -> int:
@@ -423,7 +433,8 @@ _NUMBER = (r"(?P<num>(?:(?<![\w.])[-−+])?(?:\d+(?:\.\d+)?×10[⁻⁺]?[⁰¹²
            r"|\d{1,3}(?:[ \u00a0\u202f\u2009]\d{3})+(?!\d|\.\d)"
            r"|\d{1,3}(?:,\d{3})+(?![\d])|\d+(?:\.\d+)?(?:[eE][-−+]?\d+)?))")
 _TOKEN = re.compile(_NUMBER + r"(?P<frac>/\d+(?!\d|\.\d))?"
-                    r"(?P<unit>\s?%|\s?×|x(?![A-Za-z0-9])|\s?倍|\s?万|\s+times\b|-fold\b|\s+orders?\s+of\s+magnitude)?")
+                    r"(?P<unit>\s?%|\s+per\s?cent\b|\s+pct\b|\s?×|x(?![A-Za-z0-9])|\s?倍|\s?万|\s+times\b|-?fold\b"
+                    r"|\s+orders?\s+of\s+magnitude)?")
 _ENW = "|".join(sorted(_EN_WORDS, key=len, reverse=True))
 _COMPARATIVE = (r"(?:larger|smaller|bigger|higher|lower|greater|more|less|fewer|faster|slower|longer|shorter|"
                 r"wider|narrower|as\b|the\b)")
@@ -435,10 +446,79 @@ _WORD_MULT = re.compile(
     rf"|\b(?P<enorders>(?:{_ENW}))\s+orders?\s+of\s+magnitude\b"
     r"|(?<!翻)(?P<zhtimes>[一二两三四五六七八九十百千万]+)(?P<zhmore>多|余)?\s?倍|(?P<fanbei>翻一?倍|翻了一倍|翻一番|减半)"
     r"|(?P<zhorders>[一二两三四五六七八九十]+)个数量级")
+# Numbers written in words that are measurements as surely as digits (each bound like its digit form):
+# percentages (百分之八十七, 百分之 87, 三成), Chinese decimals (七点八), multiplier words (tenfold, threefold,
+# 翻三倍, 翻两番), and shares (一半, a third, two thirds, three quarters, half of).
+_ZHN = "零一二两三四五六七八九十百千万"
+_ENW_NUMBER = "|".join(sorted(set(_EN_WORDS) - {"a", "an"}, key=len, reverse=True))
+_WORD_NUMBER = re.compile(
+    rf"百分之\s*(?P<zhpct>[{_ZHN}]+(?:点[{_ZHN}]+)?|\d+(?:\.\d+)?)"
+    rf"|(?<![{_ZHN}])(?P<zhdec>[{_ZHN}]+点[零一二三四五六七八九]+)(?!点)"
+    r"|(?<![零一二两三四五六七八九十百千万])(?P<zhcheng>[一二两三四五六七八九])成(?!不变|员|功|为|立|长|本|绩|果|分|熟|型|形|就|像|组|年|人|都)"
+    rf"|翻了?(?P<zhfanbei>[二两三四五六七八九十百千]+)倍|翻了?(?P<zhfanfan>[一二两三四五六七八九十])番"
+    rf"|\b(?:an?\s+)?(?P<enfold>(?:(?:{_ENW_NUMBER})[\s-]?)+)fold\b"
+    rf"|\b(?P<enpct>(?:{_ENW_NUMBER})(?:[\s-](?:and\s)?(?:{_ENW_NUMBER}))*)\s+per\s?cent\b"
+    r"|(?P<zhhalf>一半)|(?<![百千万])(?P<zhden>[二三四五六七八九十])分之(?P<zhnum>[一二两三四五六七八九])"
+    r"|\b(?P<enshare>(?:a|one|two|three)\s+(?:thirds?|quarters?|fifths?|tenths?)|(?<!first )(?<!second )(?<!other )half)"
+    r"(?=\s+of\b)", re.I)
+_SHARES = {"third": 3, "quarter": 4, "fifth": 5, "tenth": 10}
+# The cues that make a share a measurement ("only half", "只有一半" state an exact factor as often as not).
+_SHARE_CUE = re.compile(r"(?:about|around|roughly|nearly|almost|approximately|more than|less than|fewer than|"
+                        r"at least|at most|约有|约|大约|大概|将近|近|接近|至少|最多|超过|不到)\s*$", re.I)
+
+
+def _zh_value(s: str) -> tuple[Decimal, Decimal]:
+    """A Chinese numeral with an optional 点 decimal part, and the precision it is written with."""
+    whole, _, frac = s.partition("点")
+    digits = "".join(str(_ZH_DIGITS[c]) for c in frac if c in _ZH_DIGITS)
+    value = Decimal(zh_numeral(whole) if whole else 0) + (Decimal(f"0.{digits}") if digits else 0)
+    return value, Decimal(1).scaleb(-len(digits)) if digits else Decimal(1)
+
+
+def _word_numbers(masked: str) -> list[Found]:
+    found = []
+    for m in _WORD_NUMBER.finditer(masked):
+        g = next(k for k, v in m.groupdict().items() if v is not None)
+        word, before = m.group(0), masked[max(0, m.start() - 40):m.start()]
+        cue = _cue(before)
+        if g == "zhpct":
+            t = m.group("zhpct")
+            v, q = (Decimal(t), printed_precision(t)) if t[0].isdigit() else _zh_value(t)
+            found.append(Found(Num(v, q, "", word), m.start(), "percent", cue))
+        elif g == "enpct":
+            found.append(Found(Num(Decimal(en_numeral(re.sub(r"[-\s]+(?:and\s+)?", " ", m.group(g)))), Decimal(1), "",
+                                   word), m.start(), "percent", cue))
+        elif g == "zhdec":
+            v, q = _zh_value(m.group("zhdec"))
+            found.append(Found(Num(v, q, "", word), m.start(), "decimal", cue))
+        elif g == "zhcheng":
+            found.append(Found(Num(Decimal(_ZH_DIGITS[m.group("zhcheng")] * 10), Decimal(10), "", word), m.start(),
+                               "percent", cue))
+        elif g in ("zhfanbei", "enfold"):
+            v = zh_numeral(m.group(g)) if g == "zhfanbei" else en_numeral(m.group(g).replace("-", " "))
+            q = Decimal(1).scaleb(len(str(v)) - len(str(v).rstrip("0")))
+            found.append(Found(Num(Decimal(v), q, "", word), m.start(), "multiplier word", cue))
+        elif g == "zhfanfan":
+            found.append(Found(Num(Decimal(2 ** zh_numeral(m.group(g))), Decimal(1), "", word), m.start(),
+                               "multiplier word", cue))
+        else:  # a share: 一半, 三分之一, half of, a third of, three quarters of; like "halves", only after a cue
+            cue = _cue(before) if _SHARE_CUE.search(before) else ""
+            if not cue:  # "ReLU 丢掉一半的二阶矩", "只对了一半", "half of the story": an exact factor or an idiom
+                continue
+            text = word.lower().split()
+            if g == "zhden":
+                v = Decimal(zh_numeral(m.group("zhnum"))) / zh_numeral(m.group("zhden"))
+            elif len(text) == 1:
+                v = Decimal("0.5")
+            else:
+                v = Decimal(en_numeral(text[0])) / _SHARES[text[1].rstrip("s")]
+            # a share in words is coarse: "about a third" reads as 30-37 %, so it binds within a tenth of itself
+            found.append(Found(Num(v, v / 5, "", word), m.start(), "share", cue))
+    return found
 _VERB_GROUPS = ("double", "triple", "quad", "half", "fanbei")
 _MORE = re.compile(r"(?:more than|greater than|larger than|exceeds?|exceeding|超过|大于|高于|多于)\s*$", re.I)
 _LESS = re.compile(r"(?:less than|fewer than|smaller than|不到|小于|低于|少于|不足)\s*$", re.I)
-_APPROX = re.compile(r"(?:about|around|roughly|nearly|almost|approximately|some|at least|at most|up to|only|just|约|大约|大概|将近|近|接近|至少|最多|高达|仅|只有|约为|≈|~)\s*$", re.I)
+_APPROX = re.compile(r"(?:about|around|roughly|nearly|almost|approximately|some|at least|at most|up to|only|just|约有|约|大约|大概|将近|近|接近|至少|最多|高达|仅|只有|约为|≈|~)\s*$", re.I)
 _REF_WORD = re.compile(
     r"(?:§|\bSections?|\bSec\.|\bFigs?\.|\bFigures?|\bTables?|\bEqs?\.|\bEquations?|\bfootnotes?|\bLemmas?|"
     r"\bTheorems?|\bAppendix|\bChapters?|\bAlgorithms?|\bsteps?\b|第|图|表|式|公式|脚注|引理|定理|附录|算法)\s*$", re.I)
@@ -508,8 +588,8 @@ def prose_numbers(masked: str) -> list[Found]:
         if "orders" in unit or "order" in unit:
             found.append(Found(Num(num.value, Decimal(0), "", m.group(0).strip(), magnitude=True), s, "magnitude"))
             continue
-        kind = ("percent" if unit == "%" else "multiplier" if unit else "decimal" if decimal_or_sci
-                else "integer")
+        kind = ("percent" if unit in ("%", "percent", "per cent", "pct") else "multiplier" if unit
+                else "decimal" if decimal_or_sci else "integer")
         counted = bool(re.match(r"\s+(?:out\s+)?of\s+(?:the\s+|its\s+|their\s+)?\d", masked[e:e + 20])) or \
             bool(re.search(r"\d\s?个[^，。；\d]{0,10}(?:中|里)(?:有|只有)?\s?$", before) and re.match(r"\s?个", masked[e:e + 2]))
         if kind == "integer" and counted:
@@ -549,6 +629,7 @@ def prose_numbers(masked: str) -> list[Found]:
             continue
         cue = "more" if m.group("zhmore") else _cue(before)
         found.append(Found(Num(Decimal(v), Decimal(q), "", word), m.start(), "multiplier word", cue))
+    found += _word_numbers(masked)
     return sorted(found, key=lambda f: f.start)
 
 
@@ -568,7 +649,7 @@ class Problem:
         s = re.sub(r"\s+", " ", self.sentence.replace("∎", "…")).strip()
         if len(s) > 160:
             s = s[:157] + "…"
-        if self.kind in ("multiplier word", "magnitude"):
+        if self.kind in ("multiplier word", "magnitude", "share"):
             return (f"{self.page}:{self.line}: {self.number!r} ({self.kind}) is neither the ratio of two measurements "
                     f"in its sentence nor cited there: «{s}»")
         hint = f" (nearest printed: {self.hint})" if self.hint else ""
@@ -592,7 +673,7 @@ def _nearest(f: Found, evidence: list[tuple[Decimal, Decimal]]) -> str:
     return ""
 
 
-RATIO_KINDS = ("multiplier", "multiplier word", "magnitude")
+RATIO_KINDS = ("multiplier", "multiplier word", "magnitude", "share")
 
 
 def _ratios(f: Found, found: list[Found], raw: str) -> list[tuple[Decimal, Decimal]]:
@@ -603,6 +684,10 @@ def _ratios(f: Found, found: list[Found], raw: str) -> list[tuple[Decimal, Decim
     """
     values = [g.num.abs for g in found if g is not f and g.kind in ("decimal", "percent", "integer") and g.num.abs]
     values += [abs(v) for v, q in math_numbers(raw) if v and (q < 1 or abs(v) >= 1000)]
+    if f.kind == "share":  # "a third of the runs (10 of 30)", "约有一半（这里是 50.1%）"
+        values += [g.num.abs for g in found if g is not f and g.kind == "count"]
+        shares = [g.num.abs / 100 for g in found if g is not f and g.kind == "percent"]
+        return [(a / b, Decimal(0)) for a in values for b in values if b > a] + [(x, Decimal(0)) for x in shares]
     return [(b / a, Decimal(0)) for a in values for b in values if b > a]
 
 
@@ -640,7 +725,7 @@ def bindings(text: str, page: str, snippets: Path = SNIPPETS) -> list[tuple[int,
     for u in units(text, masked):
         found = prose_numbers(masked[u.start:u.end])
         for f in found:
-            word = f.kind in ("multiplier word", "magnitude")
+            word = f.kind in ("multiplier word", "magnitude", "share")
             small = f.kind == "multiplier" and f.num.precision >= 1 and f.num.abs < 100
             if u.cited:
                 how = "cited"
@@ -650,6 +735,9 @@ def bindings(text: str, page: str, snippets: Path = SNIPPETS) -> list[tuple[int,
                 how = "printed"
             elif not word and _bound_by(f, maths):
                 how = "math"
+            elif f.kind == "share" and any(abs(abs(x) * k - f.num.value) <= f.num.precision / 2
+                                           for x, _ in printed + maths for k in (1, Decimal("0.01"))):
+                how = "printed"  # "about a quarter of seeds" and a printed 25.4%
             elif f.kind in RATIO_KINDS and _bound_by(f, _ratios(f, found, text[u.start:u.end])):
                 how = "ratio"
             else:

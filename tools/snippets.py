@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import fnmatch
 import hashlib
 import json
 import os
@@ -43,6 +44,8 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from hooks.snippet_files import (MARKER, Block, Fence, SnippetError, _rel, codeblocks_line_limit, extract,  # noqa: F401
+                                 fence_problems, fences, read, skipped_fences)
 from tools._worker import wall_limit
 from tools.background import stop_descendants
 from tools.files import remove_stale, write_atomic
@@ -51,7 +54,6 @@ ROOT = Path(__file__).resolve().parent.parent
 SNIPPETS = ROOT / "snippets"
 FIGURES = ROOT / "docs" / "assets" / "figures"
 DATA = ROOT / "docs" / "assets" / "data"  # explorable figures' data (JSON), written by the block that draws the SVG
-MARKER = "<!--pytest-codeblocks:expected-output-->"
 TIMEOUT = 180.0  # CPU seconds per block (wall-clock: _worker.WALL_FACTOR times that); the heaviest, about 17 on one core
 FIGURE_TOLERANCE = 1e-3  # px (SVG user units) on every number of every attribute
 FIGURE_SUFFIXES = (".svg", ".png")
@@ -146,26 +148,6 @@ DEFAULT = next(iter(VARIANTS.values()))
 # Environment a block gets: only what it needs, never the caller's proxies, library caps or hash seed.
 _KEPT_ENV = ("PATH", "HOME", "MPLCONFIGDIR", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "LANG", "LC_ALL", "LC_CTYPE")
 
-# A fence opening or closing line, as CommonMark reads it (up to 3 spaces of indentation).
-_FENCE = re.compile(r"^(?P<indent> {0,3})(?P<ticks>`{3,}|~{3,})(?P<info>.*?)[ \t]*$")
-
-
-@dataclass
-class Block:
-    """One runnable code block of a snippet file (or, with ``error``, a snippet file that cannot be read)."""
-
-    path: Path  # snippet file
-    lineno: int  # line of the opening fence (1-based)
-    code: str
-    expected: str | None
-    error: str | None = None
-    source: str | None = None  # the file's text when the block was read: refresh writes only onto that
-
-    @property
-    def name(self) -> str:
-        return f"{_rel(self.path)}:{self.lineno}"
-
-
 @dataclass
 class Result:
     stdout: str
@@ -176,6 +158,7 @@ class Result:
     violations: list[str] = field(default_factory=list)  # network, writes outside its folder, processes
     state: list[str] = field(default_factory=list)  # global state it left behind
     cpu: float = 0.0  # CPU seconds (user + system, every thread) of the block's process
+    ran: dict = field(default_factory=dict)  # what makes it an experiment, counted as it ran (_worker.Ran)
 
     @property
     def figures(self) -> dict[str, bytes]:
@@ -184,11 +167,6 @@ class Result:
     @property
     def data(self) -> dict[str, bytes]:
         return {n: d for n, d in self.files.items() if "/" not in n and n.endswith(DATA_SUFFIX)}
-
-
-def _rel(path: Path) -> str:
-    path = Path(path)
-    return path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else path.as_posix()
 
 
 def snippet_files(paths: list[Path] | None = None) -> list[Path]:
@@ -201,125 +179,69 @@ def snippet_files(paths: list[Path] | None = None) -> list[Path]:
     return found
 
 
-class SnippetError(ValueError):
-    """A snippet file that cannot be read; the message names it."""
+_NOT_SNIPPETS = ("conftest.py",)  # files of snippets/ that are no snippet (pytest's configuration of the folder)
 
 
-def read(path: Path) -> str:
-    data = Path(path).read_bytes()
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        line = data[: err.start].count(b"\n") + 1
-        raise SnippetError(f"{_rel(path)}:{line}: not UTF-8 ({err.reason} at byte {err.start}); "
-                           "save the file as UTF-8") from None
+def stray_files(paths: list[Path] | None = None) -> list[Block]:
+    """Files in the given folders that no runner would run, each a failing block naming it: a snippet saved with
+    another suffix (``.markdown``, ``.txt``, ``.MD``) or in a folder ``pytest --codeblocks`` never enters (hidden,
+    ``build/``): a page could include it and show an output nothing ran (``hooks/includes.py`` refuses the include)."""
+    from hooks import includes
 
-
-@dataclass
-class Fence:
-    start: int  # 0-based line of the opening fence
-    end: int  # 0-based line of the closing fence
-    ticks: str
-    info: str
-
-
-def fences(text: str, name: str) -> list[Fence]:
-    """Every fenced block of a Markdown text; an unclosed fence is an error naming ``name:line``."""
-    lines = text.splitlines()
-    found, i = [], 0
-    while i < len(lines):
-        m = _FENCE.match(lines[i])
-        if m is None or (m.group("ticks")[0] == "`" and "`" in m.group("info")):
-            i += 1
+    out = []
+    for p in paths or [SNIPPETS]:
+        p = Path(p).resolve()
+        if not p.is_dir():
             continue
-        ticks, j = m.group("ticks"), i + 1
-        while j < len(lines):
-            c = _FENCE.match(lines[j])
-            if c and c.group("ticks")[0] == ticks[0] and len(c.group("ticks")) >= len(ticks) and not c.group("info").strip():
-                break
-            j += 1
-        if j == len(lines):
-            raise SnippetError(f"{name}:{i + 1}: the fence {lines[i].strip()!r} is never closed "
-                               f"(close it with a line of {ticks})")
-        found.append(Fence(i, j, ticks, m.group("info")))
-        i = j + 1
-    return found
+        for f in sorted(p.rglob("*")):
+            rel = f.relative_to(p)
+            if f.is_dir() or "__pycache__" in rel.parts or f.name in _NOT_SNIPPETS:
+                continue
+            skipped = [part for part in rel.parts[:-1] if any(fnmatch.fnmatch(part, s) for s in includes.PYTEST_SKIPS)]
+            if f.suffix != ".md" or skipped:
+                why = (f"in {'/'.join(skipped)}/, a folder pytest --codeblocks never enters" if skipped
+                       else f"its suffix is {f.suffix or '(none)'!r}, and the runners run only .md files")
+                out.append(Block(f, 0, "", None, error=f"{_rel(f)}: not a snippet any runner runs ({why}): a page "
+                                 "including it would show an output nothing ran; rename or move it to "
+                                 "snippets/<chapter>/<name>.md, or delete it"))
+    return out
 
 
-def fence_problems(path: Path) -> list[str]:
-    """What is wrong with the shape of one snippet file, each naming ``file:line``; [] if it is right.
+def page_paths(paths: list[Path]) -> tuple[list[Path], list[str]]:
+    """The command line's paths with each page of ``docs/`` replaced by the snippet files it includes; and the
+    problems of those pages' includes (``hooks/includes.py``). A path that is neither a snippet file or folder
+    nor a page is a problem: a check given the wrong file must not pass on zero blocks."""
+    from hooks import includes
 
-    The shape is one fence whose info string is exactly ``python``, optionally followed by the marker and
-    one output fence: every other fence would be skipped by pytest-codeblocks (``` python, ```Python,
-    ```ipython, ```py, ~~~python: its output would be published without its code ever running), executed
-    as a shell script (```bash, ```sh), or be a second block that refresh and the notebooks would mix up.
-    """
-    name, text = _rel(path), read(path)
-    lines = text.splitlines()
-    try:
-        found = fences(text, name)
-    except SnippetError as err:
-        return [str(err)]
-    bad = []
-    code = [f for f in found if not (f.start > 0 and lines[f.start - 1].strip() == MARKER)]
-    for f in code:
-        info, where = f.info.strip(), f"{name}:{f.start + 1}"
-        if f.ticks[0] == "`" and f.info == "python":
-            continue
-        if re.fullmatch(r"(?i)\{?\s*\.?(ba|z)?sh(ell)?\b.*|console", info):
-            bad.append(f"{where}: a {info!r} fence: pytest-codeblocks executes shell fences; a snippet holds "
-                       "one ```python fence only")
-        elif re.search(r"(?i)py", info) or f.info != info:
-            bad.append(f"{where}: fence info string {f.ticks + f.info!r}: pytest-codeblocks runs only exactly "
-                       "```python (no space, lower case, no attributes), so its output would be shown unrun")
+    docs = (ROOT / "docs").resolve()
+    out, bad = [], []
+    pages, given = [], set()
+    for p in paths:  # a folder of docs/ stands for its pages (those that include no snippet are no problem)
+        r = Path(p).resolve()
+        pages += sorted(r.rglob("*.md")) if r.is_dir() and r.is_relative_to(docs) else [p]
+        given.add(r)
+    for p in pages:
+        r = Path(p).resolve()
+        if not r.exists():
+            bad.append(f"{p}: no such file or folder")
+        elif r.is_file() and r.is_relative_to(docs) and r.suffix == ".md":
+            text = read(r)
+            found = [i.path for i in includes.expand(text)[0] if i.parent is None and i.path is not None]
+            bad += includes.problems(text, _rel(r))
+            out += list(dict.fromkeys(f.resolve() for f in found))
+            if not found and r in given:
+                bad.append(f"{_rel(r)}: a page that includes no snippet: nothing to check")
+        elif r.is_file() and r.suffix != ".md":
+            bad.append(f"{_rel(r)}: not a snippet file (.md) nor a page of docs/: nothing of it would run")
         else:
-            bad.append(f"{where}: a {f.ticks + f.info!r} fence: a snippet holds one ```python fence and its "
-                       "output, nothing else")
-    if len(code) > 1 and not bad:
-        bad.append(f"{name}:{code[1].start + 1}: a second code fence (the first is at line {code[0].start + 1}): one "
-                   "block per file (refresh and the notebooks take one block per file); split it into two files")
-    for f in found:
-        if f not in code and (f.ticks[0] != "`" or f.info.strip() not in ("text", "")):
-            bad.append(f"{name}:{f.start + 1}: the output fence after {MARKER} must be ```text, not {f.ticks + f.info!r}")
-    for i, line in enumerate(lines):
-        if line.strip() == MARKER and not any(f.start == i + 1 for f in found):
-            bad.append(f"{name}:{i + 1}: {MARKER} is not followed by an output fence")
-    if not bad and code and any(f.start < code[0].start for f in found):
-        bad.append(f"{name}:{found[0].start + 1}: an output fence before the code fence")
-    return bad
-
-
-def skipped_fences(path: Path) -> list[int]:
-    """Line numbers of fences that pytest-codeblocks would not run (or would run as a shell script)."""
-    return sorted({int(m.group(1)) for p in fence_problems(path) if (m := re.match(r".*?:(\d+): (a '|fence info)", p))})
-
-
-def extract(path: Path) -> list[Block]:
-    """The python block of one snippet file, as pytest-codeblocks sees it; a file of any other shape is
-    refused with a SnippetError naming ``file:line``."""
-    from pytest_codeblocks import extract_from_file
-
-    text = read(path)  # a clear error first, naming the file
-    bad = fence_problems(path)
-    if bad:
-        raise SnippetError("\n".join(bad))
-    try:
-        found = extract_from_file(path)
-    except Exception as err:  # noqa: BLE001 - its parse errors name no file
-        raise SnippetError(f"{_rel(path)}: pytest-codeblocks cannot read it: {err}") from None
-    blocks = [Block(Path(path), b.lineno, b.code, b.expected_output, source=text)
-              for b in found if b.syntax == "python"]
-    ours = [f for f in fences(text, _rel(path)) if not (f.start and text.splitlines()[f.start - 1].strip() == MARKER)]
-    if len(found) != len(ours) or len(blocks) != len(ours) or (blocks and blocks[0].lineno != ours[0].start + 1):
-        raise SnippetError(f"{_rel(path)}: pytest-codeblocks reads {len(found)} blocks here "
-                           f"({', '.join(b.syntax for b in found)}): a snippet holds one ```python block")
-    return blocks
+            out.append(r)
+    return out, bad
 
 
 def collect(paths: list[Path] | None = None) -> list[Block]:
     """Every block; a file that cannot be read becomes one failing block, and the others still run."""
-    blocks = []
-    for f in snippet_files(paths):
+    blocks = stray_files(paths)
+    for f in (f for f in snippet_files(paths) if f not in {b.path for b in blocks}):
         try:
             blocks += extract(f)
         except SnippetError as err:
@@ -431,7 +353,7 @@ class _Run:
         results = [Result("", error=b.error) for b in self.blocks]
         for i, r in zip(self.todo, raw):
             results[i] = Result(r["stdout"], r["error"], r["files"], r["seconds"], r.get("stderr", ""),
-                                r["violations"], r["state"], r.get("cpu", 0.0))
+                                r["violations"], r["state"], r.get("cpu", 0.0), r.get("ran", {}))
         return results
 
 
@@ -461,7 +383,7 @@ def recorded(blocks: list[Block], folder: Path) -> list[Result]:
         else:
             r = pickle.loads(path.read_bytes())
             results.append(Result(r["stdout"], r["error"], r["files"], r["seconds"], r.get("stderr", ""),
-                                  r["violations"], r["state"], r.get("cpu", 0.0)))
+                                  r["violations"], r["state"], r.get("cpu", 0.0), r.get("ran", {})))
     return results
 
 
@@ -712,8 +634,26 @@ def _canonical(svg: bytes) -> list[tuple[str, ET.Element]]:
     return out
 
 
+_HEX_COLOUR = re.compile(r"#(?:[0-9a-fA-F]{8}|[0-9a-fA-F]{6}|[0-9a-fA-F]{3,4})\b")
+
+
+def _colour(token: str) -> str:
+    """A hex colour by its meaning: lower case, ``#abc`` as ``#aabbcc`` (``#abcd`` as ``#aabbccdd``)."""
+    h = token[1:].lower()
+    return "#" + ("".join(c * 2 for c in h) if len(h) in (3, 4) else h)
+
+
 def _numbers(text: str) -> tuple[list[str], list[float]]:
-    return _NUMBER.split(text), [float(x) for x in _NUMBER.findall(text)]
+    """An attribute's text without its numbers, and the numbers. A hex colour is text, not digits: ``#000000``
+    and ``#00e000`` read as the number 0 each (``00e000`` is a float), so a recoloured figure passed."""
+    skeleton, numbers = [], []
+    parts = _HEX_COLOUR.split(text)
+    for i, part in enumerate(parts):
+        skeleton += _NUMBER.split(part)
+        numbers += [float(x) for x in _NUMBER.findall(part)]
+        if i < len(parts) - 1:
+            skeleton.append(_colour(_HEX_COLOUR.findall(text)[i]))
+    return skeleton, numbers
 
 
 def compare_svg(committed: bytes, drawn: bytes, tolerance: float = FIGURE_TOLERANCE) -> FigureDiff | None:
@@ -765,14 +705,30 @@ def _json_path(path: str, key) -> str:
     return f"{path}[{key}]" if isinstance(key, int) else (f"{path}.{key}" if path else str(key))
 
 
+def _no_constant(name: str):
+    raise ValueError(f"{name} is no JSON number (json.dump writes it unless allow_nan=False); the browser's "
+                     "JSON.parse refuses the file")
+
+
+def json_problem(data: bytes) -> str | None:
+    """Why ``data`` is no file a browser's ``JSON.parse`` reads (not UTF-8, not JSON, or a ``NaN`` /
+    ``Infinity`` / ``-Infinity``, which Python's json reads and writes but JSON has not), or None."""
+    try:
+        json.loads(data, parse_constant=_no_constant)
+    except (ValueError, UnicodeDecodeError) as err:
+        return f"not valid JSON ({err})"
+    return None
+
+
 def compare_json(committed: bytes, drawn: bytes, tolerance: float = DATA_TOLERANCE) -> FigureDiff | None:
     """None if equal: same structure (keys, lengths, types), same strings, every number within ``tolerance``
     relative to the larger of the two (``FigureDiff.largest`` is the largest relative delta, ``where`` a key path
     such as ``frames[2].series.plain[17]``)."""
-    try:
-        a, b = json.loads(committed), json.loads(drawn)
-    except (ValueError, UnicodeDecodeError) as err:
-        return FigureDiff("the document", f"not valid JSON ({err})", 0.0, True)
+    for which, text in (("the committed file", committed), ("the file written now", drawn)):
+        bad = json_problem(text)
+        if bad:
+            return FigureDiff("the document", f"{which}: {bad}", 0.0, True)
+    a, b = json.loads(committed), json.loads(drawn)
     largest, first, stack = 0.0, None, [("", a, b)]
     while stack:
         where, x, y = stack.pop(0)
@@ -833,6 +789,12 @@ def _fence_for(text: str) -> str:
     return "`" * max(3, longest + 1)
 
 
+def _newline(text: str) -> str:
+    """The line ending a file uses: ``\r\n`` if its first line ends so (a file saved on Windows), else ``\n``."""
+    first = text.find("\n")
+    return "\r\n" if first > 0 and text[first - 1] == "\r" else "\n"
+
+
 def rewrite_output(path: Path, block: Block, stdout: str) -> bool:
     """Put ``stdout`` under ``block`` in ``path``, atomically; return True if the file changed.
 
@@ -845,7 +807,8 @@ def rewrite_output(path: Path, block: Block, stdout: str) -> bool:
     bad = fence_problems(path)
     if bad:
         raise SnippetError("\n".join(bad))
-    lines = text.splitlines(keepends=True)
+    newline = _newline(text)  # the file's own line endings (CRLF from Windows), kept as they are
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").splitlines(keepends=True)
     found = fences(text, _rel(path))
     code = found[0]
     if code.start + 1 != block.lineno or "".join(lines[code.start + 1:code.end]) != block.code:
@@ -858,7 +821,11 @@ def rewrite_output(path: Path, block: Block, stdout: str) -> bool:
         replaced = lines[:output.start - 1] + (new_output if stdout else []) + lines[output.end + 1:]
     else:
         replaced = lines[:code.end + 1] + (new_output if stdout else []) + lines[code.end + 1:]
-    new = "".join(replaced)
+    new = "".join(replaced).replace("\n", newline)
+    if new.count("\n") > codeblocks_line_limit():
+        raise SnippetError(f"{_rel(path)}: with this output the file would hold {new.count(chr(10))} lines, more than "
+                           f"pytest-codeblocks reads ({codeblocks_line_limit()}); it would then stop every block of "
+                           "`pytest --codeblocks` at collection: not rewritten; print a summary, not every line")
     if new != text:
         write_atomic(path, new)
         return True
@@ -954,6 +921,11 @@ def reconcile(block: Block, result: Result, write: bool = False, figures: Path |
                 continue
             msg = f"{block.name} {'writes' if name.endswith(DATA_SUFFIX) else 'draws'} {rel} differently ({how}): {diff}"
             done = f"wrote {rel}: {block.name} {'writes' if name.endswith(DATA_SUFFIX) else 'draws'} it differently now ({how}): {diff}"
+        bad = json_problem(content) if name.endswith(DATA_SUFFIX) else None
+        if bad:  # no refresh writes a data file the browser refuses: the block must write finite numbers
+            found.append(Finding(block.name, f"{msg}\n{block.name} writes {name}, which is {bad}: not written; write "
+                                             "finite numbers (null for a gap) with json.dump(..., allow_nan=False)"))
+            continue
         if write:
             msg = done
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -999,8 +971,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=TIMEOUT, help="CPU seconds per block (wall-clock: _worker.WALL_FACTOR times as many)")
     args = parser.parse_intermixed_args(argv)
 
-    paths = args.paths or None
-    blocks = collect(paths)  # a file refused (its shape, its encoding) is a failing block; the others still run
+    paths, given = page_paths(args.paths) if args.paths else (None, [])
+    blocks = collect(paths) if paths or not args.paths else []  # a file refused (shape, encoding, suffix) fails alone
+    if not blocks and not given:
+        given = [f"no snippet given: {' '.join(map(str, args.paths))} holds no snippet file (.md with a ```python block)"]
     variants = VARIANTS if args.variants else {next(iter(VARIANTS)): DEFAULT}
     if args.command == "refresh":
         variants = {next(iter(VARIANTS)): DEFAULT}
@@ -1019,7 +993,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     if args.command == "refresh":
-        findings = check(blocks, runs[label], write=True)
+        findings = check(blocks, runs[label], write=True) + [Finding("-", g) for g in given]
         for f in findings:
             print(f.message, end="\n\n")  # a fixed one is what was written (a diff), the others what to fix
         changed = sorted({f.block for f in findings if f.fixed})
@@ -1028,7 +1002,7 @@ def main(argv: list[str] | None = None) -> int:
               f" {len(changed)}; problems refresh cannot fix: {len(unfixed)}")
         return 1 if unfixed else 0
 
-    failures = []
+    failures = list(given)
     for lab, results in runs.items():
         failures += [f"[{lab}] {f.message}" for f in check(blocks, results)]
     if args.variants:

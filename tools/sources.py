@@ -10,7 +10,6 @@ from hooks import site_facts
 
 PAGE_SUFFIXES = site_facts.PAGE_SUFFIXES
 
-_INCLUDE = re.compile(r"""^[ \t]*-{1,}8<-{1,}[ \t]+["']([^"']+)["']""", re.M)
 _DISPLAY_MATH = re.compile(r"\$\$.+?\$\$|\\\[.+?\\\]", re.S)
 _FIGURE = re.compile(r"assets/(?:figures|diagrams)/[\w./-]+")
 _CITATION = re.compile(r"references\.md#([\w-]+)")
@@ -29,8 +28,11 @@ def read(lang: str, page: str, docs: Path | None = None) -> str:
 
 
 def includes(text: str) -> list[str]:
-    """Snippet files a page includes, in order (a ``:section`` suffix names the same file)."""
-    return [re.sub(r":[a-z][-_0-9a-z]*$|(:\d*)+$", "", m) for m in _INCLUDE.findall(text)]
+    """Snippet files a page includes, in order (a ``:section`` suffix names the same file), as pymdownx.snippets
+    reads them: every include syntax it knows (``hooks/includes.py``)."""
+    from hooks import includes as _includes
+
+    return _includes.names(text)
 
 
 def display_equations(text: str) -> int:

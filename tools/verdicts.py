@@ -7,6 +7,10 @@ An *experiment block* is detected from its code, by rule (no list of files):
 * or it **draws seeds**: ``torch.manual_seed(...)`` (or ``Generator().manual_seed``) is called with an
   argument that is not a literal, i.e. the block runs under several seeds (a sweep over runs).
 
+* or, whatever its source looks like, it **ran** as one (``run_kinds``, from ``snippets.Result.ran``, counted in
+  the block's own process by ``tools/_worker.Ran``): an optimizer took ``STEPS`` steps or more (a step in a
+  helper function counts), or ``SEEDS`` distinct seeds or more were set (torch, NumPy, ``random``).
+
 Such a block defines a small helper (blocks are self-contained, so each block has its own copy)::
 
     def verdict(claim, holds, evidence):
@@ -19,7 +23,8 @@ No string literal outside ``verdict`` may hold ✔ or ✘, so a verdict cannot b
 Every page that includes the block names each of its verdicts where it draws that conclusion, with an
 invisible marker that repeats the symbol and the claim: ``<!-- ✔ <claim> -->`` (or ``<!-- ✘ <claim> -->``
 where the page says the claim does not hold). A marker whose symbol differs from the printed one, a marker
-naming no verdict of the page's blocks, a printed verdict no marker names, and an experiment block with no
+naming no verdict of the page's blocks, a printed verdict no marker names, a claim printed more than once by
+the blocks of one page (one marker could not say which result it means), and an experiment block with no
 verdict are problems (``python -m tools.verdicts`` lists them; ``tests/test_verdicts.py``).
 """
 
@@ -80,6 +85,34 @@ def experiment_kind(code: str) -> list[str]:
     return kinds
 
 
+SEEDS = 3  # distinct seeds set while a block runs that make it a sweep over runs (two: a demonstration
+# of "another seed", as add-and-norm/article2-ranges.md and batch-first.md do)
+STEPS = 2  # optimizer steps taken while it runs that make it a training run
+
+
+def run_kinds(ran: dict) -> list[str]:
+    """Why a block is an experiment by what it did when it ran (``snippets.Result.ran``, counted by
+    ``tools/_worker.Ran``): an optimizer stepped, in a helper function or not; several seeds set, by torch,
+    NumPy or ``random``. Empty if it is not one."""
+    kinds = []
+    if ran.get("optimizer_steps", 0) >= STEPS:
+        kinds.append(f"trains: {ran['optimizer_steps']} optimizer steps ran")
+    if len(ran.get("seeds", [])) >= SEEDS:
+        kinds.append(f"draws seeds: {len(ran['seeds'])} seeds set as it ran")
+    return kinds
+
+
+def run_problems(block: snippets.Block, result: snippets.Result) -> list[str]:
+    """An experiment by what ran that prints no verdict (the source rule, ``experiment_kind``, is checked too)."""
+    if block.error or result.error or block.expected is None and not result.stdout:
+        return []
+    kinds = run_kinds(result.ran)
+    if kinds and not verdicts(result.stdout) and not experiment_kind(block.code):
+        return [f"{block.name}: an experiment block ({'; '.join(kinds)}) prints no verdict: define "
+                f"{HELPER}(claim, holds, evidence) and print the page's conclusions after its table"]
+    return []
+
+
 def verdicts(output: str) -> list[Verdict]:
     """The verdict lines of a block's output, in order."""
     return [Verdict(m["sign"], m["claim"], m["evidence"]) for m in map(_LINE.match, output.splitlines()) if m]
@@ -115,10 +148,18 @@ def page_problems(lang: str, page: str, text: str, printed: dict[str, list[Verdi
     """``printed``: snippet file (relative to snippets/) -> its verdicts. Markers against verdicts."""
     where = f"docs/{lang}/{page}"
     shown: dict[str, tuple[Verdict, str]] = {}
+    every: dict[str, list[tuple[Verdict, str]]] = {}
     for name in dict.fromkeys(sources.includes(text)):
         for v in printed.get(name, []):
             shown[v.claim] = (v, name)
+            every.setdefault(v.claim, []).append((v, name))
     out, named = [], set()
+    for claim, seen in every.items():  # one marker names a claim: it must mean one verdict
+        if len(seen) > 1:
+            out.append(f"{where}: the claim {claim!r} is printed {len(seen)} times by the page's blocks ("
+                       + ", ".join(f"{v.sign} by snippets/{name}" for v, name in seen)
+                       + "): a claim has one verdict per page, so one marker names one result; word each "
+                         "block's claim so it names what differs (its setting, its data)")
     for m in _MARKER.finditer(text):
         line = text.count("\n", 0, m.start()) + 1
         claim, sign = m["claim"], m["sign"]
