@@ -19,7 +19,8 @@ from hooks.site_facts import CONFIG_FILE, ROOT
 from tools.builder import BUILDER
 
 # What a build reads: a copy of these is a project that builds on its own (tools/ for the generators).
-PROJECT = ("mkdocs.yml", "CITATION.cff", "requirements.txt", "search-terms.zh.txt", "docs", "snippets", "compat", "hooks", "overrides", "tools")
+PROJECT = ("mkdocs.yml", "CITATION.cff", "requirements.txt", "requirements-docs.txt", "search-terms.zh.txt", "docs", "snippets",
+           "compat", "data", "hooks", "overrides", "tools")
 
 
 def copy_project(dest: Path) -> Path:
