@@ -204,6 +204,18 @@ def _replication_problems(code: int, out: str, folder: Path) -> list[str]:
     return bad
 
 
+def test_a_verdict_missing_or_new_in_the_rerun_is_a_difference_and_statistics_alone_are_not():
+    block = snippets.Block(Path("snippets/p/x.md"), 1, "", "✔ a: 1\n✘ b: 2\n✔ c: 3\n")
+    same = replicate.compare(block, snippets.Result("✔ a: 9\n✘ b: 8\n✔ c: 7\n"), 5)
+    assert same.replicates, same.differences
+    moved = replicate.compare(block, snippets.Result("✔ a: 9\n✔ c: 7\n✔ d: 6\n"), 5)
+    assert moved.differences == [
+        "snippets/p/x.md:1: 'b': the page shows ✘ (2); offset 5 prints no such verdict",
+        "snippets/p/x.md:1: 'd': offset 5 prints ✔ (6); the page shows no such verdict"]
+    died = replicate.compare(block, snippets.Result("✔ a: 1\n", error="Traceback ...\nValueError: x"), 5)
+    assert not died.replicates and "ValueError: x" in died.error
+
+
 def test_a_verdict_that_holds_only_on_its_seeds_is_reported_and_a_robust_one_replicates(tmp_path):
     folder = _scratch(tmp_path / "scratch")
     proc = subprocess.run([sys.executable, "-m", "tools.snippets", "replicate", "--seed-offset", str(OFFSET),
@@ -262,4 +274,7 @@ def replication(at_start):
 def test_every_experiment_block_replicates_at_the_suite_offset(replication):
     outcomes, lines = replication
     assert len(outcomes) >= 20, lines  # every experiment block of the site, not a few
-    assert all(o.replicates for o in outcomes), "\n".join(lines)
+    assert all(o.replicates for o in outcomes), (
+        f"verdicts that do not hold on seeds shifted by {SUITE_OFFSET} (a verdict is a claim about the method: "
+        "rewrite it as what holds on every seed set, or give it the seeds and margin its statistic needs):\n"
+        + "\n".join(lines))
