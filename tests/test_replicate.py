@@ -214,6 +214,8 @@ def test_a_verdict_missing_or_new_in_the_rerun_is_a_difference_and_statistics_al
         "snippets/p/x.md:1: 'd': offset 5 prints ✔ (6); the page shows no such verdict"]
     died = replicate.compare(block, snippets.Result("✔ a: 1\n", error="Traceback ...\nValueError: x"), 5)
     assert not died.replicates and "ValueError: x" in died.error
+    edited = replicate.compare(block, snippets.Result("✔ a: 9\n✘ b: 8\n✔ c: 7\n", violations=["the tree changed"]), 5)
+    assert edited.replicates and edited.notes == ["the tree changed"]
 
 
 def test_a_verdict_that_holds_only_on_its_seeds_is_reported_and_a_robust_one_replicates(tmp_path):

@@ -45,7 +45,8 @@ class Outcome:
     block: snippets.Block
     shown: list[verdicts.Verdict]
     rerun: list[verdicts.Verdict]
-    error: str | None = None  # the rerun raised, died or broke a runner rule
+    error: str | None = None  # the rerun raised or died
+    notes: list[str] = field(default_factory=list)  # what the runner saw besides (a file edited meanwhile)
     cpu: float = 0.0
     differences: list[str] = field(default_factory=list)
 
@@ -59,10 +60,11 @@ def compare(block: snippets.Block, result: snippets.Result, offset: int) -> Outc
     block, the claim, the shown sign and statistic and the rerun's."""
     shown = verdicts.verdicts(block.expected or "")
     rerun = verdicts.verdicts(result.stdout)
-    out = Outcome(block, shown, rerun, cpu=result.cpu)
-    problems = [p for p in [result.error, *result.violations] if p]
-    if problems:
-        out.error = "\n".join(problems)
+    # The runner's rules (no network, no writes, no processes) are the snippet checks' business; its tree watch
+    # also sees a file the maintainer saves during the run: shown, not counted against the verdicts.
+    out = Outcome(block, shown, rerun, cpu=result.cpu, notes=list(result.violations))
+    if result.error:
+        out.error = result.error
         return out
     left = list(rerun)
     for v in shown:
@@ -107,6 +109,8 @@ def report(outcomes: list[Outcome], offset: int, seconds: float, refused: list[s
             lines += ["    " + d for d in o.differences]
         else:
             lines.append(f"replicates  {o.block.name}: {n} of {n} verdicts as shown ({o.cpu:.1f} CPU s)")
+        if not o.error:
+            lines += [f"    note: {line}" for note in o.notes for line in note.splitlines()[:6]]
     m = machine(offset)
     lines.append(f"{len(outcomes)} blocks rerun in {seconds:.1f} s, {sum(o.cpu for o in outcomes):.1f} CPU s in the "
                  f"blocks' processes ({next(iter(snippets.VARIANTS))}, {m.workers} at a time)")
