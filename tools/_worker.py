@@ -12,6 +12,8 @@ once. Each block then gets its own child process, so nothing leaks between block
   ``home/`` (``HOME``) and ``tmp/`` (``TMPDIR``); fd 1 and 2 are redirected to files outside
   ``work/``, and ``sys.stdout`` writes straight through to fd 1, so output keeps its order;
 * random state is what a fresh interpreter has (torch, Python and NumPy reseeded from the OS);
+* with ``RESIDUAL_NOTES_SEED_OFFSET`` set (``python -m tools.snippets replicate``), every seed the block sets
+  is shifted by that much (``tools/seeds.py``), patched before its code runs; the variable is then removed;
 * the code is compiled with the snippet file's name and line numbers, and the file is registered
   with ``linecache``, so a traceback names ``snippets/<page>/<file>.md``, its line, and shows it;
 * an audit hook refuses (and records) network connections to other hosts, DNS lookups, writes
@@ -47,6 +49,8 @@ import traceback
 import warnings
 from multiprocessing.connection import wait
 from pathlib import Path
+
+from tools import seeds
 
 # scikit-learn (and scipy) set warning filters and KMP_* variables when imported: preloaded, that is
 # not mistaken for state a block leaves behind.
@@ -415,6 +419,9 @@ def _child(task: dict, conn) -> None:
     tempfile.tempdir = str(tmp)
     os.chdir(work)
     _fresh_random_state()
+    offset = os.environ.pop(seeds.OFFSET_ENV, None)
+    if offset is not None:  # python -m tools.snippets replicate: every seed the block sets, shifted
+        seeds.shift_seeds(int(offset))
     # OMP_NUM_THREADS alone is capped at the core count by torch: set the machine's count for real.
     import torch
 

@@ -21,6 +21,8 @@ Maintainer commands (the test suite never rewrites files):
     python -m tools.snippets check [PATH ...]     # rerun and report problems, change nothing
     python -m tools.snippets check --variants     # also on every reader machine of VARIANTS
     python -m tools.snippets time [--variants]    # seconds per block, and per machine
+    python -m tools.snippets replicate --seed-offset N [PATH ...]  # rerun the experiment blocks with every
+                                                  # seed shifted by N; compare verdicts (tools/replicate.py)
 """
 
 from __future__ import annotations
@@ -965,11 +967,21 @@ def unverifiable_note(facts: list[str]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.snippets", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("command", choices=["refresh", "check", "time"])
+    parser.add_argument("command", choices=["refresh", "check", "time", "replicate"])
     parser.add_argument("paths", nargs="*", type=Path, help="snippet files or folders (default: all)")
     parser.add_argument("--variants", action="store_true", help="also run on every reader machine of VARIANTS")
     parser.add_argument("--timeout", type=float, default=TIMEOUT, help="CPU seconds per block (wall-clock: _worker.WALL_FACTOR times as many)")
+    parser.add_argument("--seed-offset", type=int, metavar="N",
+                        help="replicate: shift every seed an experiment block sets by N (tools/replicate.py)")
     args = parser.parse_intermixed_args(argv)
+    if args.command == "replicate":
+        if args.seed_offset is None or args.variants:
+            parser.error("replicate takes --seed-offset N (and runs on the native machine: no --variants)")
+        from tools import replicate  # it imports this module
+
+        return replicate.main(args.paths, args.seed_offset, args.timeout)
+    if args.seed_offset is not None:
+        parser.error("--seed-offset is for replicate")
 
     paths, given = page_paths(args.paths) if args.paths else (None, [])
     blocks = collect(paths) if paths or not args.paths else []  # a file refused (shape, encoding, suffix) fails alone
