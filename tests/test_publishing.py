@@ -645,17 +645,30 @@ def test_a_marker_without_its_results_fails_the_build_and_a_new_block_shows_as_n
     with pytest.raises(Exception, match=r"results\.json is not what `\./run compat` writes \(KeyError"):
         compat_hook.on_page_markdown("x\n<!-- compat-table -->\n", page, config, None)
     shutil.copy(ROOT / "compat" / "results.json", copy / "compat" / "results.json")
+    result = json.loads((copy / "compat" / "results.json").read_text(encoding="utf-8"))
+    measured = [e for e in result["environments"] if not e["error"]]
+
+    def unmeasured(shown: str, lab: dict) -> list[int]:
+        """Each measured row's count of blocks it has not measured (0 where its cell says none)."""
+        cell = re.escape(lab["unmeasured_cell"]).replace(r"\{n\}", r"(\d+)").replace(r"\{blocks\}", r"[^<|]*?")
+        rows = [line for line in shown.splitlines() if line.startswith("| ")][1:]  # the header aside
+        counts = [int(m.group(1)) if (m := re.search(cell, row)) else 0 for row in rows]
+        return counts[-len(measured):]
+
+    before = {}
+    for lang in SITE.languages:
+        config.theme["language"] = lang
+        before[lang] = unmeasured(compat_hook.on_page_markdown("x\n<!-- compat-table -->\n", page, config, None),
+                                  compat_hook._labels(lang))
     (copy / "snippets" / "practice" / "float16-ceiling.md").write_text(
         f"```python\nprint(65504)\n```\n{snippets.MARKER}\n```text\n65504\n```\n", encoding="utf-8")
-    result = json.loads((copy / "compat" / "results.json").read_text(encoding="utf-8"))
     now = compat_hook.today(copy)
     assert compat_results_problems(result, now) == []
     for lang in SITE.languages:
         config.theme["language"] = lang
         shown = compat_hook.on_page_markdown("x\n<!-- compat-table -->\n", page, config, None)
-        lab = compat_hook._labels(lang)
-        measured = [e for e in result["environments"] if not e["error"]]
-        assert shown.count(lab["unmeasured_cell"].format(n=1, blocks=lab["blocks"][0])) == len(measured), shown
+        after = unmeasured(shown, compat_hook._labels(lang))
+        assert after == [n + 1 for n in before[lang]], (before[lang], after, shown)  # one more, in every row
         assert "`snippets/practice/float16-ceiling.md`" in shown, shown
         assert shown == "x\n" + compat_hook.table(lang, result, now).strip() + "\n"
 
