@@ -14,6 +14,7 @@ fails to run), else 0.
 
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -131,3 +132,14 @@ def main(paths: list[Path] | None, offset: int, timeout: float = snippets.TIMEOU
     for line in report(outcomes, offset, seconds, refused):
         print(line, flush=True)
     return 0 if not refused and not unshifted and all(o.replicates for o in outcomes) else 1
+
+
+if __name__ == "__main__":  # python -m tools.snippets replicate --seed-offset N [PATH ...] runs this
+    import argparse
+
+    cli = argparse.ArgumentParser(prog="python -m tools.snippets replicate")
+    cli.add_argument("paths", nargs="*", type=Path)
+    cli.add_argument("--seed-offset", type=int, required=True, metavar="N")
+    cli.add_argument("--timeout", type=float, default=snippets.TIMEOUT)
+    a = cli.parse_args()
+    sys.exit(main(a.paths or None, a.seed_offset, a.timeout))

@@ -977,9 +977,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "replicate":
         if args.seed_offset is None or args.variants:
             parser.error("replicate takes --seed-offset N (and runs on the native machine: no --variants)")
-        from tools import replicate  # it imports this module
-
-        return replicate.main(args.paths, args.seed_offset, args.timeout)
+        # tools/replicate.py runs its blocks with this module: its command line is its own process, not an import
+        return subprocess.call([sys.executable, "-m", "tools.replicate", "--seed-offset", str(args.seed_offset),
+                                "--timeout", str(args.timeout), *map(str, args.paths)], cwd=ROOT)
     if args.seed_offset is not None:
         parser.error("--seed-offset is for replicate")
 
