@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from hooks import site_facts
 from tools import built_site as checks
@@ -55,6 +56,15 @@ def _third_language(tmp_path: Path, scratch) -> None:
         found = json.loads(data.read_text(encoding="utf-8"))     # LABELS get the language, refresh rewrites the data
         found["labels"][NEW] = found["labels"][SOURCE]
         data.write_text(json.dumps(found, ensure_ascii=False, indent=1), encoding="utf-8")
+    atlas = root / "data" / "model-atlas.yml"  # the atlas's text in each language: content too
+    found = yaml.safe_load(atlas.read_text(encoding="utf-8"))
+    found["strings"][NEW] = found["strings"][SOURCE]
+    for column in found["columns"].values():
+        column[NEW] = column[SOURCE]
+    for model in found["models"]:
+        for cell in model["cells"].values():
+            cell[NEW] = cell[SOURCE]
+    atlas.write_text(yaml.safe_dump(found, allow_unicode=True, sort_keys=False), encoding="utf-8")
 
     facts = site_facts.load(config)
     assert facts.languages == (*SITE.languages, NEW), facts.languages
