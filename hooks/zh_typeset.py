@@ -92,7 +92,7 @@ def typeset(html: str) -> str:
     return "".join(pieces)
 
 
-_BLOCK_TAG = re.compile(r"</?(?:p|li|ul|ol|div|h[1-6]|t[dhr]|table|thead|tbody|figure|figcaption|details|summary"
+_BLOCK_TAG = re.compile(r"</?(?:p|li|ul|ol|div|h[1-6]|t[dhr]|table|thead|tbody|figure|figcaption|details|summary|aside|footer"
                         r"|d[ldt]|br|hr|blockquote|section|nav|article|img|svg|label|input|button)\b")
 _CHECKS = (
     (re.compile(f"[{PUNCT}]({_TAGS}){_SPACE}({_TAGS})"), "space after full-width punctuation"),
