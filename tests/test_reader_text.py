@@ -181,3 +181,40 @@ def test_a_fallen_list_on_a_built_page_fails_naming_the_page(built_site, tmp_pat
     _insert(site / SITE.url_of(lang, page) / "index.html", "<p>. - <strong>Swapped blocks</strong>: it rises.</p>")
     [found] = reader_text.broken_list_problems(site)
     assert found.startswith(f"docs/{lang}/{page}: a <p> starts with a bullet"), found
+
+
+# --------------------------------------------------------------------------- chapters as lessons
+
+
+def test_every_chapter_reads_as_a_lesson(built_site):
+    problems = reader_text.lesson_problems(built_site)
+    assert not problems, "\n".join(problems)
+
+
+def _chapter_copy(built_site: Path, tmp_path: Path) -> tuple[Path, Path, str]:
+    """A site with one chapter in the default language: (site, its built HTML, its source name)."""
+    chapter = f"{sources.chapters()[0]}.md"
+    site = _copy_pages(built_site, tmp_path / "site", [(SITE.default, chapter)])
+    return site, site / SITE.url_of(SITE.default, chapter) / "index.html", f"docs/{SITE.default}/{chapter}"
+
+
+@pytest.mark.parametrize("break_it, says", [
+    (lambda t: t.replace('<div class="admonition abstract"', '<div class="admonition note"', 1), "what you will learn"),
+    (lambda t: t.replace('id="summary"', 'id="in-short"', 1), "not the summary"),
+    (lambda t: t.replace('<details class="claim"', '<div class="admonition claim"', 1), "open box"),
+])
+def test_a_chapter_that_is_not_a_lesson_is_named(built_site, tmp_path, break_it, says):
+    """Mutation: a copy of a chapter without its 'what you will learn', with its summary renamed, or with
+    one claim shown open: each is found, naming the page."""
+    site, page, name = _chapter_copy(built_site, tmp_path)
+    assert reader_text.lesson_problems(site) == []
+    page.write_text(break_it(page.read_text(encoding="utf-8")), encoding="utf-8")
+    found = reader_text.lesson_problems(site)
+    assert len(found) == 1 and found[0].startswith(f"{name}:") and says in found[0], found
+
+
+def test_a_page_that_is_not_a_chapter_need_not_be_a_lesson():
+    """The glossary has no exercises and no 'what you will learn': it is a reference, not a lesson."""
+    body = '<article class="md-content__inner"><h1>Glossary</h1><h2 id="a">A</h2></article>'
+    assert reader_text.lesson_shape(body, "docs/en/glossary.md")  # the rule would name it...
+    assert "glossary" not in sources.chapters()  # ...but only chapters are held to it

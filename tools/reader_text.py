@@ -9,7 +9,13 @@
    lazy continuation line) renders as paragraphs that begin with "- " or ". -", or as one paragraph with
    several " - " bullets run together, or as a definition list made of sentence fragments.
 
-Both read the built HTML's ``<article>``: prose only (code blocks, math and the generated citation are
+3. **A chapter that is not a lesson.** Every chapter opens with what the reader will learn (an ``abstract``
+   admonition before its first section), ends with a summary (the section ``#summary``) right before the
+   exercises (``#exercises``), and shows the source articles' claims as collapsed callouts (``??? claim``:
+   the claim and the verdict in the title, the evidence one click away), never as open boxes that fill the
+   chapter.
+
+The first two read the built HTML's ``<article>``: prose only (code blocks, math and the generated citation are
 left out), so a phrase in a snippet's code or output is the snippet's business, not the prose's.
 """
 
@@ -170,4 +176,41 @@ def broken_list_problems(site: Path, facts: site_facts.Facts | None = None) -> l
     found = []
     for name, _, page_html in _built_pages(site, facts):
         found += broken_lists(page_html, name)
+    return found
+
+
+_H2 = re.compile(r"<h2\b[^>]*\bid=\"([\w-]+)\"")
+_ABSTRACT = re.compile(r"<div class=\"admonition abstract\"")
+_OPEN_CLAIM = re.compile(r"<div class=\"admonition claim\"")
+_CLAIM = re.compile(r"<details class=\"claim\"")
+
+
+def lesson_shape(page_html: str, page: str) -> list[str]:
+    """What keeps a built chapter from reading as a lesson: no "what you will learn" before its first
+    section, no summary right before its exercises, or a source article's claim shown as an open box."""
+    article = _ARTICLE.search(page_html)
+    body = article.group(0) if article else ""
+    found = []
+    first_h2 = _H2.search(body)
+    abstract = _ABSTRACT.search(body)
+    if not abstract or (first_h2 and abstract.start() > first_h2.start()):
+        found.append(f"{page}: no 'what you will learn' (an `!!! abstract` admonition) before the first section")
+    ids = _H2.findall(body)
+    if "exercises" in ids and (ids.index("exercises") == 0 or ids[ids.index("exercises") - 1] != "summary"):
+        found.append(f"{page}: the section before the exercises is not the summary (`## … {{ #summary }}`)")
+    elif "exercises" not in ids and "summary" not in ids:
+        found.append(f"{page}: no summary section (`## … {{ #summary }}`)")
+    for _ in _OPEN_CLAIM.finditer(body):
+        found.append(f"{page}: a claim shown as an open box: write `??? claim \"…\"` (collapsed, the verdict in its title)")
+    return found
+
+
+def lesson_problems(site: Path, facts: site_facts.Facts | None = None) -> list[str]:
+    """:func:`lesson_shape` over every chapter (``sources.chapters()``) in every language."""
+    facts = facts or site_facts.load()
+    chapters = {f"{slug}.md" for slug in sources.chapters()}
+    found = []
+    for name, page, page_html in _built_pages(site, facts):
+        if page in chapters:
+            found += lesson_shape(page_html, name)
     return found
