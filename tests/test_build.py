@@ -95,11 +95,14 @@ def test_copied_code_has_no_blanks_before_an_annotation():
     assert compact(html) == '<pre><code>y = f(x)<span class="c1"># (1)!</span>\n</code></pre>'
 
 
-def _glossary_terms() -> list[str]:
-    """The Chinese terms of the zh glossary's first column, each part of "A（B）" and "A / B" on its own."""
-    text = (SITE.docs / "zh" / "glossary.md").read_text(encoding="utf-8")
+def _glossary_terms(text: str | None = None) -> list[str]:
+    """The Chinese terms of the zh glossary's first column: every run of two or more Chinese characters, so
+    each part of "A（B）" and "A / B" on its own, and the Chinese words of a mixed term ("PyTorch 默认初始化",
+    "He 初始化（Kaiming 初始化）"), which a reader types as they are."""
+    if text is None:
+        text = (SITE.docs / "zh" / "glossary.md").read_text(encoding="utf-8")
     cells = [re.sub(r"<[^>]+>", "", line.split("|")[1]).strip() for line in text.split("\n") if line.startswith("| <span id=")]
-    return [p.strip() for cell in cells for p in re.split(r"[（）/]", cell) if re.fullmatch(r"[\u4e00-\u9fff]{2,}", p.strip())]
+    return [run for cell in cells for run in re.findall(r"[\u4e00-\u9fff]{2,}", cell)]
 
 
 def _not_whole(terms: list[str], index: dict, page: str = "glossary") -> list[str]:
@@ -124,3 +127,15 @@ def test_a_glossary_term_split_by_the_segmenter_is_named():
     index = {"config": {"separator": "[\\s\\u200b]+"},
              "docs": [{"location": "glossary/#x", "title": "术语表", "text": "残差\u200b流 是 超连接"}]}
     assert _not_whole(["残差流", "超连接"], index) == ["残差流"]
+
+
+def test_the_chinese_words_of_a_mixed_glossary_term_are_checked_too():
+    """Mutation: a glossary whose mixed term "PyTorch 默认初始化" the segmenter cut into 默认 + 初始化."""
+    glossary = ("| <span id=\"a\"></span>PyTorch 默认初始化 | PyTorch default initialization | | x |\n"
+                "| <span id=\"b\"></span>超连接（HC） | hyper-connections | | y |\n"
+                "| <span id=\"c\"></span>He 初始化（Kaiming 初始化） | He initialization | | z |\n")
+    terms = _glossary_terms(glossary)
+    assert terms == ["默认初始化", "超连接", "初始化", "初始化"], terms
+    index = {"config": {"separator": "[\\s\\u200b]+"},
+             "docs": [{"location": "glossary/#a", "title": "术语表", "text": "PyTorch 默认\u200b初始化 超连接"}]}
+    assert _not_whole(terms, index) == ["默认初始化"]
