@@ -100,8 +100,9 @@ if "google.colab" in sys.modules:
     import subprocess
 
     PINS = {pins}
-    # what each distribution is imported as
+    # what each one is imported as
     MODULES = {modules}
+    TORCH_INDEX = "{index}"  # PyTorch's CPU wheels
 
     def installed(dist):
         try:
@@ -111,20 +112,26 @@ if "google.colab" in sys.modules:
 
     wanted = [dist for dist, version in PINS.items() if installed(dist) != version]
     pip = [sys.executable, "-m", "pip", "install", "--quiet"]
-    if "torch" in wanted:  # the CPU build, from PyTorch's index of CPU wheels
-        subprocess.run(pip + {torch}, check=True)
+    if "torch" in wanted:
+        wheel = f"torch=={{PINS['torch']}}"
+        subprocess.run(pip + [wheel, "--index-url", TORCH_INDEX], check=True)
     others = [f"{{dist}}=={{PINS[dist]}}" for dist in wanted if dist != "torch"]
     if others:
         subprocess.run(pip + others, check=True)
-    # A module imported before the install keeps its old version until the session restarts
-    # (Colab imports NumPy when a session starts).
-    stale = [name for dist, name in MODULES.items() if name in sys.modules
-             and getattr(sys.modules[name], "__version__", "").split("+")[0] != PINS[dist]]
+    # A module imported before the install keeps its old version until the session
+    # restarts (Colab imports NumPy when a session starts).
+    stale = [name for dist, name in MODULES.items() if name in sys.modules and
+             getattr(sys.modules[name], "__version__", "").split("+")[0] != PINS[dist]]
     if stale:
-        print(f"Restarting the session: {{', '.join(stale)}} was imported before the install. "
-              "Then run all cells again (Runtime > Run all).")
-        os.kill(os.getpid(), 9)  # Colab starts a new session with the installed versions
+        print(f"Restarting the session: {{', '.join(stale)}} was imported before the "
+              "install. Then run all cells again (Runtime > Run all).")
+        os.kill(os.getpid(), 9)  # Colab starts a new session, with the new versions
 '''
+
+
+def _literal(value: dict) -> str:
+    """A dict as the setup cell writes it: one entry a line, indented inside its ``if``."""
+    return json.dumps(value, indent=4).replace("\n", "\n    ")
 
 
 def setup_code(requirements: Path = ROOT / "requirements.txt") -> str:
@@ -132,9 +139,8 @@ def setup_code(requirements: Path = ROOT / "requirements.txt") -> str:
     installed, torch from PyTorch's CPU index, then restarts the session if a module it replaced was already
     imported; anywhere else it only imports ``sys``."""
     pins = compat.pinned(requirements)
-    torch, _ = _install_commands(pins)
-    return SETUP_CODE.format(pins=json.dumps(pins), modules=json.dumps({d: PACKAGES[d] for d in pins}),
-                             torch=json.dumps(torch)).rstrip("\n")
+    return SETUP_CODE.format(pins=_literal(pins), modules=_literal({d: PACKAGES[d] for d in pins}),
+                             index=TORCH_CPU_INDEX).rstrip("\n")
 
 
 def setup_cell(requirements: Path = ROOT / "requirements.txt"):
