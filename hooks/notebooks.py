@@ -160,7 +160,7 @@ _CODE_SPAN = re.compile(r"(<code\b.*?</code>)", re.S)
 
 
 def _math(cell_html: str, where: str) -> str:
-    """The formulas of a markdown cell (the exercises, ``tools/notebooks.py``) as the chapter pages show
+    """The formulas of a markdown cell (the chapter's prose, ``tools/notebooks.py``) as the chapter pages show
     them: MathML from ``hooks/math.py``. A ``$`` left over is an unpaired delimiter: ``PluginError``."""
     from hooks import math as math_hook  # loaded by MkDocs before this hook (mkdocs.yml lists it first)
 
