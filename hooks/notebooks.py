@@ -160,7 +160,7 @@ _CODE_SPAN = re.compile(r"(<code\b.*?</code>)", re.S)
 
 
 def _math(cell_html: str, where: str) -> str:
-    """The formulas of a markdown cell (the exercises, ``tools/notebooks.py``) as the chapter pages show
+    """The formulas of a markdown cell (the chapter's prose, ``tools/notebooks.py``) as the chapter pages show
     them: MathML from ``hooks/math.py``. A ``$`` left over is an unpaired delimiter: ``PluginError``."""
     from hooks import math as math_hook  # loaded by MkDocs before this hook (mkdocs.yml lists it first)
 
@@ -219,12 +219,19 @@ def _slim(content: str, meta: dict, counts: dict, page, config) -> str:
                           "in nbconvert's output")
     page.toc = get_toc(toc_tokens)
 
-    # links to the public site (written into the notebook for readers who download it) stay on this site
+    # links and images on the public site (written into the notebook for readers who download it) stay on
+    # this site: a page (directory URL, with its anchor) or a file under assets/ (a diagram), relative here
     site_url = (config.site_url or "").rstrip("/") + "/"
     if site_url != "/":
         def local(m):
-            return 'href="' + get_relative_url(m.group(1) or ".", page.url).rstrip("/") + '/"'
-        content = re.sub(r'href="' + re.escape(site_url) + r'([^"#?]*/)?"', local, content)
+            path, anchor = m["path"] or "", m["anchor"] or ""
+            if not path or path.endswith("/"):
+                rel = get_relative_url(path or ".", page.url).rstrip("/") + "/"
+            else:
+                rel = get_relative_url(path, page.url)
+            return f'{m["attr"]}="{rel}{anchor}"'
+        content = re.sub(r'(?P<attr>href|src)="' + re.escape(site_url) + r'(?P<path>[^"#?]*)(?P<anchor>#[^"]*)?"',
+                         local, content)
     return content
 
 

@@ -72,22 +72,28 @@ def test_the_colab_link_is_not_loaded_by_the_page(built_site, tmp_path):
     assert len(found) == 1 and site_facts.COLAB in found[0] and chapter.relative_to(site).as_posix() in found[0], found
 
 
-def test_the_first_cell_says_the_pins_and_how_to_install_them_in_colab(tmp_path):
+def test_the_first_cells_say_the_pins_and_install_them_in_colab(tmp_path):
+    """The notebook opens with a note naming the pins (and the commands outside Colab), then the setup cell
+    that installs exactly those pins in Colab (tests/test_notebooks.py runs it, in Colab and out)."""
     from tools import compat
 
     pins = compat.pinned()
     for lang in SITE.languages:
         text = notebooks.setup_text(lang)
-        assert f"%pip install torch=={pins['torch']} --index-url {notebooks.TORCH_CPU_INDEX}" in text
+        assert f"pip install torch=={pins['torch']} --index-url {notebooks.TORCH_CPU_INDEX}" in text
         assert all(f"{dist}=={version}" in text for dist, version in pins.items())
-        first = notebooks.build(lang, sources.chapters(lang)[0]).cells[0]
-        assert text in first.source, f"the first cell of the {lang} notebook lacks the pins"
+        note, setup = notebooks.build(lang, sources.chapters(lang)[0]).cells[:2]
+        assert text in note.source, f"the first cell of the {lang} notebook lacks the pins"
+        assert notebooks.is_setup(setup) and setup.source == notebooks.setup_code(), \
+            f"the first code cell of the {lang} notebook is not the setup cell"
     # the pins are read from requirements.txt, not written into the strings: another pin, another cell
     req = (SITE.root / "requirements.txt").read_text(encoding="utf-8")
     moved = tmp_path / "requirements.txt"
     moved.write_text(req.replace(f"torch=={pins['torch']}", "torch==9.9.9"), encoding="utf-8")
     text = notebooks.setup_text(SITE.default, moved)
     assert "torch==9.9.9 --index-url" in text and f"torch=={pins['torch']}" not in text
+    code = notebooks.setup_code(moved)
+    assert '"torch": "9.9.9"' in code and f'"torch": "{pins["torch"]}"' not in code
 
 
 # --------------------------------------------------------------------------- citation

@@ -172,7 +172,7 @@ def test_a_notebook_without_a_solution_or_a_task_is_named():
     lang = SITE.default
     cells = _cells(lang, EXAMPLE)
     assert notebook_problems(lang, EXAMPLE, cells) == []
-    solution_code = [i for i, c in enumerate(cells) if c.cell_type == "code" and "exercise-" in c.metadata["snippet"]]
+    solution_code = [i for i, c in enumerate(cells) if c.cell_type == "code" and "exercise-" in c.metadata.get("snippet", "")]
     assert solution_code, "the example's notebook has no solution code cell"
     found = notebook_problems(lang, EXAMPLE, [c for i, c in enumerate(cells) if i != solution_code[0]])
     assert any(p.startswith(f"docs/{lang}/notebooks/{EXAMPLE}.ipynb:") and "lacks snippets/" in p for p in found), found

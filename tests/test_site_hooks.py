@@ -229,6 +229,29 @@ def test_notebook_markdown_math_is_rendered_as_mathml_and_an_unpaired_dollar_fai
         slim("# M\n\nIt costs $5 to run.")
 
 
+def test_published_links_and_images_of_a_notebook_stay_on_the_built_site(tmp_path):
+    """A notebook links the published site (a downloaded one has no pages beside it: tools/notebooks.py);
+    on its page those links and a diagram's image are relative, anchors kept, so the page works offline
+    and on a local build. A link elsewhere stays as it is."""
+    import nbformat
+
+    from hooks import notebooks
+
+    site = _config().site_url
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell(
+        f"# M\n\nSee [the sum]({site}en/add-and-norm/#placements), [home]({site}),"
+        f" [elsewhere](https://example.org/a/#b).\n\n![A diagram]({site}assets/diagrams/d.en.svg)")]
+    path = tmp_path / "m.ipynb"
+    nbformat.write(nb, path)
+    page = SimpleNamespace(file=SimpleNamespace(src_uri="en/notebooks/m.ipynb"), url="en/notebooks/m/", toc=None)
+    out = notebooks._slim(_convert(path), {"heading_ids": ["m"]}, notebooks.cell_counts(json.loads(path.read_text())),
+                          page, _config())
+    assert 'href="../../add-and-norm/#placements"' in out and 'href="../../../"' in out, out
+    assert 'src="../../../assets/diagrams/d.en.svg"' in out and 'href="https://example.org/a/#b"' in out, out
+    assert site not in out
+
+
 def test_a_page_mkdocs_jupyter_did_not_convert_fails():
     from hooks import notebooks
 
