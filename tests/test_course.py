@@ -9,7 +9,9 @@ check shown to fail on a broken fixture:
    of the installed torch (the pinned version), each linked to its page in the docs of that version.
 4. PDF edition (tools/pdf.py, ``./run pdf``): per language, enough pages, every chapter in the
    outline, prose in the edition's script, no raw TeX outside code, every font embedded, the date and
-   commit on the title page; the home pages link it; the exercises' solutions are printed (open).
+   commit on the title page; the home pages link it; the exercises' solutions are printed (open). As a
+   book: title page (title, subtitle, licence), contents with each chapter's page, running headers with
+   the chapter, list markers as text, lang zh-CN and Noto Sans CJK SC embedded (subset) in Chinese.
 """
 
 from __future__ import annotations
