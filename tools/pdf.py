@@ -5,13 +5,13 @@
 For each language this joins the ``<article>`` of every page in nav order into one print page (the
 math is the pages' MathML, the code blocks carry their verified outputs, the figures are the
 language's own SVG files), opens it from the site served as published (``tools/browser.py``) and
-prints it with Playwright's ``page.pdf`` (tagged, with an outline from the headings). A title page
-gives the date and commit (git), a contents list links every chapter. Ids are prefixed with their
-page's slug, and links between pages become links inside the PDF. Chromium embeds the fonts it
-used: the Chinese edition carries a CJK font (the site's font stack falls back to the system's
-WenQuanYi Zen Hei, ``fonts-wqy-zenhei``), so it prints the same on any machine; the print page
-serves that font itself, subset to its characters (:func:`subset_font`: Chromium embedded the whole
-collection file otherwise).
+prints it with Playwright's ``page.pdf`` (tagged, with an outline from the headings). It is a book: a
+title page (title, subtitle, edition date and commit, licence), a contents page with each chapter's
+page number (two printings, :func:`print_edition`), each chapter's name as the running header of its
+pages and a folio (CSS ``@page`` margin boxes). Ids are prefixed with their page's slug, and links
+between pages become links inside the PDF. The Chinese edition is tagged ``zh-CN`` and set in Noto
+Sans CJK SC (``fonts-noto-cjk``), regular and bold, which the print page serves itself, subset to its
+characters (:func:`subset_font`), so it prints the same on any machine.
 
 Writes ``SITE_DIR/pdf/<repo>.<lang>.pdf`` (:func:`pdf_name`), then points the home pages' links at
 them (:func:`localize`; a plain build links the published edition, ``hooks/pdf_link.py``).
