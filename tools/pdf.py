@@ -51,10 +51,10 @@ PRINT_CSS = """
 html { font-size: 112%; }
 body { margin: 0; }
 .rn-title-page { page: rn-cover; break-after: page; padding-top: 28vh; text-align: center; }
-.rn-title-page h1 { font-size: 2.6em; margin: 0 0 .4em; }
-.rn-title-page .rn-subtitle { font-size: 1.15em; margin: 0 auto 3em; max-width: 30em; }
-.rn-title-page .rn-edition { margin: 0 0 .4em; }
-.rn-title-page .rn-licence, .rn-title-page .rn-url { font-size: .85em; margin: .2em 0; }
+.md-typeset.rn-title-page h1 { font-size: 2.8em; font-weight: 400; margin: 0 0 .5em; color: var(--md-default-fg-color); }
+.rn-title-page .rn-subtitle { font-size: 1.2em; margin: 0 auto 4em; max-width: 34em; }
+.rn-title-page .rn-edition { margin: 0 0 .6em; }
+.rn-title-page .rn-licence, .rn-title-page .rn-url { font-size: .9em; margin: .3em 0; color: var(--md-default-fg-color--light); }
 .rn-toc { break-after: page; }
 .md-typeset.rn-toc ol { list-style: none; margin: 0; padding: 0; font-size: 1.05em; }
 .md-typeset.rn-toc ol li { margin: 0 0 .55em; }
