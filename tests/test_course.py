@@ -296,8 +296,9 @@ def test_each_language_has_a_pdf_edition_with_outline_its_language_and_no_raw_te
 def test_each_pdf_edition_is_a_book(built_site, pdf_editions):
     """Each edition as a reader holds it: its language tag (zh-CN: the Simplified-Chinese glyphs), a
     Simplified-Chinese face embedded in the Chinese one, the contents giving each chapter's page, each
-    chapter's pages headed by its name, every list item's marker (``1.``, ``•``) printed as text, and a title
-    page with the title, subtitle and licence (the date and commit: the test above)."""
+    chapter's pages headed by its name, every list item's marker (``1.``, ``•``) printed as text, each box
+    title's icon beside it, and a title page with the title, subtitle and licence (the date and commit:
+    the test above)."""
     import html
 
     from hooks import citation
@@ -309,9 +310,11 @@ def test_each_pdf_edition_is_a_book(built_site, pdf_editions):
         path = pdf_editions / pdf.pdf_name(SITE, lang)
         chapters = list(zip([pdf._slug(p) for p in SITE.nav_pages], _chapter_titles(built_site, lang)))
         found += pdf.book_problems(path, chapters, pdf.PRINT_LANG.get(lang, lang))
-        lines = pdf.list_lines(pdf.print_page(built_site, lang, SITE, commit, date))
+        page = pdf.print_page(built_site, lang, SITE, commit, date)
+        lines = pdf.list_lines(page)
         assert any(line[0].isdigit() for line in lines) and any(line[0] == "\u2022" for line in lines), lines
         found += pdf.missing(path, lines)
+        found += pdf.icon_problems(path, pdf.box_titles(page))
         home = (built_site / SITE.url_of(lang, "index.md") / "index.html").read_text(encoding="utf-8")
         title = html.unescape(re.search(r"<title>(.*?)</title>", home, re.S).group(1)).rsplit(" - ", 1)[-1].strip()
         subtitle = html.unescape(re.search(r'<meta name="description" content="([^"]*)"', home).group(1))
@@ -364,6 +367,18 @@ def test_a_bad_book_is_found(built_site, tmp_path):
         assert any(p.startswith("bad.pdf") and expected in p for p in found), (expected, found)
     lost = pdf.missing(out, lines)
     assert any("'1." in p for p in lost) and any("'\u2022" in p for p in lost), lost
+
+    # a box's title beside its icon, and (Material's [dir=ltr] rules lost) under it
+    head = page[:page.index("<body")]
+    box = ('<section class="rn-chapter md-typeset"><div class="admonition warning"><p class="admonition-title">'
+           "原文二的说法：残差连接让梯度更稳定</p><p>正文。</p></div></section></body></html>")
+    pdf.print_pdf(f'{head}<body dir="ltr">{box}', built_site, tmp_path / "box.pdf")
+    titles = pdf.box_titles(box)
+    assert titles == ["原文二的说法：残差连接让梯度更稳定"] and pdf.icon_problems(tmp_path / "box.pdf", titles) == []
+    pdf.print_pdf(f"{head}<body>{box}", built_site, tmp_path / "icon.pdf")
+    assert pdf.icon_problems(tmp_path / "icon.pdf", titles) == [
+        "icon.pdf, page 1: no icon beside the box title '原文二的说法：残差连接让梯度更稳定' (it lies over the title)"]
+    assert pdf.icon_problems(tmp_path / "icon.pdf", ["不在这里"]) == ["icon.pdf: none of 1 box titles found as a printed line"]
 
     import pikepdf
 

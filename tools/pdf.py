@@ -549,6 +549,88 @@ def list_lines(print_html: str) -> list[str]:
     return parser.found
 
 
+class _Titles(HTMLParser):
+    """The text of each admonition title and ``<summary>`` (the boxes whose title carries an icon)."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.depth, self.found, self.text = 0, [], ""
+
+    def handle_starttag(self, tag, attrs):
+        if self.depth:
+            self.depth += tag not in ("br", "img", "input", "wbr")
+        elif tag == "summary" or (tag == "p" and "admonition-title" in (dict(attrs).get("class") or "").split()):
+            self.depth, self.text = 1, ""
+
+    def handle_endtag(self, tag):
+        if self.depth:
+            self.depth -= 1
+            if not self.depth:
+                self.found.append(" ".join(self.text.split()))
+
+    def handle_data(self, data):
+        if self.depth:
+            self.text += data
+
+
+def box_titles(print_html: str) -> list[str]:
+    """The titles of the admonitions and collapsible boxes of the chapters, whitespace collapsed."""
+    parser = _Titles()
+    parser.feed(print_html[print_html.find('<section class="rn-chapter'):])
+    return sorted({t for t in parser.found if t})
+
+
+# Material draws a box title's icon 0.6rem from the box's left and writes the title 2rem from it
+# (rem = 13.4 pt at the print page's 112 %): the icon spans 18.8 to 5.4 pt left of the title's first
+# letter. Where the title starts at the box's edge (the icon over its first letter), the strip holds
+# nothing but the page around the box.
+ICON_STRIP = (14.0, 6.5)  # pt left of the title's first letter
+_WORD = re.compile(r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">(.*?)</word>')
+
+
+def icon_problems(pdf: Path, titles: list[str], dpi: int = 100) -> list[str]:
+    """A box title (from ``titles``, found as a whole printed line) whose icon is not beside it: the strip
+    :data:`ICON_STRIP` left of its first letter holds no coloured pixel of the icon (pdftoppm). A title
+    set on one line must be found at least once. Each problem names the file and page."""
+    import subprocess
+
+    from PIL import Image
+
+    wanted = {" ".join(t.split()) for t in titles}
+    found, seen = [], 0
+    pages = _run("pdftotext", "-bbox", str(pdf), "-").split("<page ")[1:]
+    with tempfile.TemporaryDirectory(prefix="rn-icons-") as tmp:
+        for n, page in enumerate(pages, 1):
+            lines: list[list] = []
+            for m in _WORD.finditer(page):
+                x0, y0, x1, y1 = map(float, m.groups()[:4])
+                word = html.unescape(m.group(5))
+                line = next((ln for ln in lines if abs(ln[1] - y0) < 2 and x0 >= ln[2] - 0.5), None)
+                if line and x0 - line[2] < 12:
+                    line[2], line[3], line[4] = x1, max(line[3], y1), line[4] + " " + word
+                else:
+                    lines.append([x0, y0, x1, y1, word])
+            hits = [ln for ln in lines if ln[4] in wanted]
+            if not hits:
+                continue
+            seen += len(hits)
+            for x0, y0, _, y1, text in hits:  # only the strip is drawn (pdftoppm's crop, in pixels)
+                scale = dpi / 72
+                left, top = round((x0 - ICON_STRIP[0]) * scale), round(y0 * scale)
+                width, height = round((ICON_STRIP[0] - ICON_STRIP[1]) * scale), max(1, round((y1 - y0) * scale))
+                png = Path(tmp) / f"p{n}-{left}-{top}"
+                subprocess.run(["pdftoppm", "-r", str(dpi), "-f", str(n), "-l", str(n), "-x", str(left), "-y", str(top),
+                                "-W", str(width), "-H", str(height), "-png", "-singlefile", str(pdf), str(png)],
+                               check=True, capture_output=True)
+                with Image.open(f"{png}.png") as image:
+                    strip = image.convert("RGB").getdata()
+                    if sum(1 for r, g, b in strip if max(r, g, b) - min(r, g, b) >= 80) < 4:
+                        found.append(f"{pdf.name}, page {n}: no icon beside the box title {text!r} (it lies over the title)")
+    if not seen and any(len(t) < 30 for t in wanted):
+        found.append(f"{pdf.name}: none of {len(wanted)} box titles found as a printed line")
+    return found
+
+
 def book_problems(pdf: Path, chapters: list[tuple[str, str]], lang_tag: str) -> list[str]:
     """What is wrong with the edition as a book: the catalogue's language is not ``lang_tag``; a Chinese
     edition without an embedded subset Simplified-Chinese face (Noto Sans CJK SC or Source Han Sans SC);
