@@ -475,6 +475,9 @@ def test_a_bad_edition_is_found(built_site, tmp_path):
         assert any(p.startswith("bad.pdf") and expected in p for p in found), (expected, found)
     assert not any("'Title'" in p for p in found), found
     assert pdf.size_problems(out) == []  # a small edition, compacted, its CJK font subset
+    from tools import files
+
+    assert out.stat().st_mode & 0o777 == 0o666 & ~files._umask(), oct(out.stat().st_mode)  # not mkstemp's 0600
     big = pdf.size_problems(out, budget=1000, font_budget=100)
     assert any(p.startswith("bad.pdf: ") and "over its budget of 0.0 MB" in p for p in big), big
     assert any(p.startswith("bad.pdf: the font ") and "is embedded in" in p for p in big), big

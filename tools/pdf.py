@@ -421,6 +421,7 @@ def compact(src: Path, out: Path) -> None:
             doc.save(tmp, object_stream_mode=pikepdf.ObjectStreamMode.generate, compress_streams=True,
                      stream_decode_level=pikepdf.StreamDecodeLevel.generalized, recompress_flate=True,
                      deterministic_id=True)
+        os.chmod(tmp, 0o666 & ~files._umask())  # as any file the build writes: a web server reads it (mkstemp: 0600)
         os.replace(tmp, out)
     finally:
         Path(tmp).unlink(missing_ok=True)
