@@ -9,7 +9,9 @@ check shown to fail on a broken fixture:
    of the installed torch (the pinned version), each linked to its page in the docs of that version.
 4. PDF edition (tools/pdf.py, ``./run pdf``): per language, enough pages, every chapter in the
    outline, prose in the edition's script, no raw TeX outside code, every font embedded, the date and
-   commit on the title page; the home pages link it; the exercises' solutions are printed (open).
+   commit on the title page; the home pages link it; the exercises' solutions are printed (open). As a
+   book: title page (title, subtitle, licence), contents with each chapter's page, running headers with
+   the chapter, list markers as text, lang zh-CN and Noto Sans CJK SC embedded (subset) in Chinese.
 """
 
 from __future__ import annotations
@@ -297,6 +299,106 @@ def test_each_language_has_a_pdf_edition_with_outline_its_language_and_no_raw_te
     assert not found, "\n".join(found)
 
 
+def test_each_pdf_edition_is_a_book(built_site, pdf_editions):
+    """Each edition as a reader holds it: its language tag (zh-CN: the Simplified-Chinese glyphs), a
+    Simplified-Chinese face embedded in the Chinese one, the contents giving each chapter's page, each
+    chapter's pages headed by its name, every list item's marker (``1.``, ``•``) printed as text, each box
+    title's icon beside it, and a title page with the title, subtitle and licence (the date and commit:
+    the test above)."""
+    import html
+
+    from hooks import citation
+    from tools import pdf
+
+    commit, date = citation.git_version(SITE.root)
+    found = []
+    for lang in SITE.languages:
+        path = pdf_editions / pdf.pdf_name(SITE, lang)
+        chapters = list(zip([pdf._slug(p) for p in SITE.nav_pages], _chapter_titles(built_site, lang)))
+        found += pdf.book_problems(path, chapters, pdf.PRINT_LANG.get(lang, lang))
+        page = pdf.print_page(built_site, lang, SITE, commit, date)
+        lines = pdf.list_lines(page)
+        assert any(line[0].isdigit() for line in lines) and any(line[0] == "\u2022" for line in lines), lines
+        found += pdf.missing(path, lines)
+        found += pdf.icon_problems(path, pdf.box_titles(page))
+        home = (built_site / SITE.url_of(lang, "index.md") / "index.html").read_text(encoding="utf-8")
+        title = html.unescape(re.search(r"<title>(.*?)</title>", home, re.S).group(1)).rsplit(" - ", 1)[-1].strip()
+        subtitle = html.unescape(re.search(r'<meta name="description" content="([^"]*)"', home).group(1))
+        cover = re.sub(r"\s+", "", pdf._run("pdftotext", "-l", "1", str(path), "-"))
+        found += [f"{path.name}: the title page lacks {s!r}" for s in (title, subtitle, SITE.text(lang, "pdf_licence"))
+                  if re.sub(r"\s+", "", s) not in cover]
+    assert not found, "\n".join(found)
+
+
+class _Pages:
+    """The site's facts with a shorter nav: a small edition to print."""
+
+    def __init__(self, facts, pages):
+        self._facts, self.nav_pages = facts, pages
+
+    def __getattr__(self, name):
+        return getattr(self._facts, name)
+
+
+BOOK_PAGES = ["verification.md", "references.md"]  # short; ordered and unordered lists; a chapter of two pages
+
+
+def test_a_bad_book_is_found(built_site, tmp_path):
+    """Mutations of a small edition (two chapters): printed well, it passes; printed with wrong page numbers
+    in the contents, no running headers, the bare language tag "zh", no ``dir`` on its body (Material's list
+    indents and admonition icons need it: the markers fell off the page, the icons covered the titles)
+    and bullets drawn as shapes, each is named; an edition whose Chinese face is not Simplified Chinese too."""
+    from tools import pdf
+
+    lang = SITE.default
+    facts = _Pages(SITE, BOOK_PAGES)
+    title = dict(zip(SITE.nav_pages, _chapter_titles(built_site, lang)))
+    chapters = [(pdf._slug(p), title[p]) for p in BOOK_PAGES]
+    good = tmp_path / "good.pdf"
+    starts = pdf.print_edition(built_site, lang, facts, "0123456789ab", "2026-12-05", good)
+    assert starts[chapters[1][0]] > starts[chapters[0][0]] + 1, starts  # the first chapter has two pages or more
+    assert pdf.book_problems(good, chapters, "zh-CN") == []
+    page = pdf.print_page(built_site, lang, facts, "0123456789ab", "2026-12-05")
+    lines = pdf.list_lines(page)
+    assert pdf.missing(good, lines) == [] and any(line.startswith("1.") for line in lines), lines
+
+    bad = pdf.print_page(built_site, lang, facts, "0123456789ab", "2026-12-05", numbers={s: 99 for s, _ in chapters})
+    bad = re.sub(r"@top-center \{[^}]*\}", "", bad).replace('lang="zh-CN"', 'lang="zh"').replace('<body dir="ltr">', "<body>")
+    bad = re.sub(r"\.md-typeset ul \{ list-style-type: [^}]*\}", "", bad)
+    out = tmp_path / "bad.pdf"
+    pdf.print_pdf(bad, built_site, out)
+    found = pdf.book_problems(out, chapters, "zh-CN")
+    for expected in ("its language is 'zh', not 'zh-CN'", f"the contents give {chapters[0][1]!r} page 99",
+                     f"the running header is"):
+        assert any(p.startswith("bad.pdf") and expected in p for p in found), (expected, found)
+    lost = pdf.missing(out, lines)
+    assert any("'1." in p for p in lost) and any("'\u2022" in p for p in lost), lost
+
+    # a box's title beside its icon, and (Material's [dir=ltr] rules lost) under it
+    head = page[:page.index("<body")]
+    box = ('<section class="rn-chapter md-typeset"><div class="admonition warning"><p class="admonition-title">'
+           "原文二的说法：残差连接让梯度更稳定</p><p>正文。</p></div></section></body></html>")
+    pdf.print_pdf(f'{head}<body dir="ltr">{box}', built_site, tmp_path / "box.pdf")
+    titles = pdf.box_titles(box)
+    assert titles == ["原文二的说法：残差连接让梯度更稳定"] and pdf.icon_problems(tmp_path / "box.pdf", titles) == []
+    pdf.print_pdf(f"{head}<body>{box}", built_site, tmp_path / "icon.pdf")
+    assert pdf.icon_problems(tmp_path / "icon.pdf", titles) == [
+        "icon.pdf, page 1: no icon beside the box title '原文二的说法：残差连接让梯度更稳定' (it lies over the title)"]
+    assert pdf.icon_problems(tmp_path / "icon.pdf", ["不在这里"]) == ["icon.pdf: none of 1 box titles found as a printed line"]
+
+    import pikepdf
+
+    with pikepdf.open(good) as doc:  # the same edition with its Chinese face renamed as WenQuanYi's
+        for obj in doc.objects:
+            if isinstance(obj, pikepdf.Dictionary):
+                for key in ("/BaseFont", "/FontName"):
+                    if key in obj and "CJKsc" in str(obj[key]):
+                        obj[key] = pikepdf.Name(str(obj[key]).replace("NotoSansCJKsc", "WenQuanYiZenHei"))
+        doc.save(tmp_path / "tc.pdf")
+    assert any(p.startswith("tc.pdf: no Simplified-Chinese face embedded")
+               for p in pdf.book_problems(tmp_path / "tc.pdf", chapters, "zh-CN"))
+
+
 def test_a_plain_build_links_the_published_pdf_and_no_missing_file(built_site):
     """``mkdocs build`` writes no PDF: each home page links the published edition, a click away (an
     ``<a href>``, nothing loaded), and no link points at a file the site lacks."""
@@ -379,6 +481,9 @@ def test_a_bad_edition_is_found(built_site, tmp_path):
         assert any(p.startswith("bad.pdf") and expected in p for p in found), (expected, found)
     assert not any("'Title'" in p for p in found), found
     assert pdf.size_problems(out) == []  # a small edition, compacted, its CJK font subset
+    from tools import files
+
+    assert out.stat().st_mode & 0o777 == 0o666 & ~files._umask(), oct(out.stat().st_mode)  # not mkstemp's 0600
     big = pdf.size_problems(out, budget=1000, font_budget=100)
     assert any(p.startswith("bad.pdf: ") and "over its budget of 0.0 MB" in p for p in big), big
     assert any(p.startswith("bad.pdf: the font ") and "is embedded in" in p for p in big), big
@@ -394,7 +499,7 @@ def test_a_bad_edition_is_found(built_site, tmp_path):
 
 def test_the_print_page_carries_its_cjk_font_subset_to_its_characters(tmp_path):
     """Chromium embedded the whole font collection (wqy-zenhei.ttc, 9.2 MB) in the Chinese edition: the print
-    page serves one face of the font fontconfig picks for its wide characters, reduced to them."""
+    page serves the regular and the bold face of Noto Sans CJK SC, reduced to its wide characters."""
     from fontTools.ttLib import TTFont
 
     from tools import pdf
@@ -402,11 +507,18 @@ def test_the_print_page_carries_its_cjk_font_subset_to_its_characters(tmp_path):
     page = "<p>Residual 残差&#x7b14;记，<code>x</code></p>"
     chars = pdf.wide_chars(page)
     assert chars == "".join(sorted("残差笔记，")), chars
-    font = TTFont(pdf.subset_font(chars, tmp_path / "cjk.ttf"))
-    assert {chr(c) for c in font.getBestCmap()} == set(chars)
-    assert (tmp_path / "cjk.ttf").stat().st_size < 100_000
-    styled = pdf._with_font("<html><head></head><body></body></html>", "cjk.ttf")
+    for weight, style in ((400, "Regular"), (700, "Bold")):
+        font = TTFont(pdf.subset_font(chars, tmp_path / "cjk.ttf", weight))
+        assert {chr(c) for c in font.getBestCmap()} == set(chars)
+        assert (tmp_path / "cjk.ttf").stat().st_size < 100_000
+        # the Simplified-Chinese face, in TrueType outlines (Skia writes a CFF font as unsubset Type 3 fonts)
+        assert font["name"].getDebugName(1) == "Noto Sans CJK SC" and font["name"].getDebugName(2) == style
+        assert "glyf" in font and "CFF " not in font
+    styled = pdf._with_font("<html><head></head><body></body></html>", {400: "cjk.ttf", 700: "cjk-bold.ttf"})
     assert styled.index('src: url("cjk.ttf")') < styled.index("</head>") and "unicode-range: U+2E80-10FFFF" in styled
+    assert 'src: url("cjk-bold.ttf") format("truetype"); font-weight: 700' in styled
+    with pytest.raises(SystemExit, match="apt-get install fonts-noto-cjk"):  # fontconfig would substitute another
+        pdf.cjk_font(400, families=("No Such Sans CJK SC",))
     assert pdf.wide_chars("<p>only Latin, ✔ and “quotes”</p>") == ""
 
 

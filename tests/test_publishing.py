@@ -13,7 +13,8 @@
   merges what it measured into each row;
 * the GitHub Pages workflow passes actionlint, runs the tests before the strict build, and deploys
   only what that build made; actionlint does fail on a broken workflow; the compat workflow measures
-  everything weekly and on demand and opens the change as a pull request.
+  everything weekly and on demand and opens the change as a pull request; the Pages workflow prints both
+  PDF editions into site/ between the build and the upload, and .ci/run installs their Chinese font.
 
 Each check is a function also fed a broken input below, so it is shown to be able to fail.
 """
@@ -755,6 +756,45 @@ def test_pages_workflow_tests_then_builds_then_deploys_what_it_built():
     assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert ci.strip().endswith("./run test"), ".ci/run must end by running exactly ./run test"
+
+
+def pdf_publishing_problems(workflow: str, ci: str) -> list[str]:
+    """The published site carries both PDF editions: the Pages workflow prints them into site/ (the home
+    pages then link them relatively, tools/pdf.py's localize) after the strict build and before the upload,
+    and .ci/run installs the Simplified-Chinese font the Chinese edition embeds. Each problem names the file."""
+    from tools import pdf
+
+    problems = []
+    steps = yaml.safe_load(workflow)["jobs"]["build"]["steps"]
+    runs = [s.get("run", "").strip() for s in steps]
+    uses = [s.get("uses", "") for s in steps]
+    build_at = next((i for i, r in enumerate(runs) if r == "./run build"), None)
+    pdf_at = next((i for i, r in enumerate(runs) if re.fullmatch(r"\S*python3? -m tools\.pdf site", r)), None)
+    upload_at = next((i for i, u in enumerate(uses) if u.startswith("actions/upload-pages-artifact@")), None)
+    if pdf_at is None:
+        problems.append(".github/workflows/pages.yml: no step prints the PDF editions into site/ (python -m tools.pdf site)")
+    elif not (build_at is not None and upload_at is not None and build_at < pdf_at < upload_at):
+        problems.append(".github/workflows/pages.yml: the PDF editions must be printed after ./run build, before the upload")
+    installs = re.findall(r"apt-get install[^\n]*", ci)
+    if not any(pdf.CJK_PACKAGE in line.split() for line in installs):
+        problems.append(f".ci/run: installs no {pdf.CJK_PACKAGE} (the Chinese edition's Noto Sans CJK SC): {installs}")
+    return problems
+
+
+def test_the_published_site_carries_both_pdf_editions():
+    workflow = WORKFLOW.read_text(encoding="utf-8")
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert pdf_publishing_problems(workflow, ci) == []
+    step = next(line for line in workflow.splitlines() if "-m tools.pdf site" in line)
+    [problem] = pdf_publishing_problems(workflow.replace(step, "        run: echo no PDF"), ci)
+    assert problem.startswith(".github/workflows/pages.yml: no step prints the PDF editions"), problem
+    moved = yaml.safe_load(workflow)
+    steps = moved["jobs"]["build"]["steps"]
+    steps.append(steps.pop(next(i for i, s in enumerate(steps) if "tools.pdf" in s.get("run", ""))))
+    [problem] = pdf_publishing_problems(yaml.safe_dump(moved), ci)
+    assert "after ./run build, before the upload" in problem, problem
+    [problem] = pdf_publishing_problems(workflow, ci.replace(" fonts-noto-cjk", " fonts-wqy-zenhei"))
+    assert problem.startswith(".ci/run: installs no fonts-noto-cjk"), problem
 
 
 # --------------------------------------------------------------------------- CI

@@ -24,7 +24,7 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
                  "--disable-smooth-scrolling"]
 
 NO_CHROMIUM = (f"browser tests need Debian's Chromium headless shell at {CHROMIUM}: "
-               "`apt-get install chromium-headless-shell` (and `fonts-wqy-zenhei` for Chinese pages); "
+               "`apt-get install chromium-headless-shell` (and `fonts-noto-cjk` for Chinese pages); "
                "`playwright install` cannot download here")
 
 

@@ -5,13 +5,13 @@
 For each language this joins the ``<article>`` of every page in nav order into one print page (the
 math is the pages' MathML, the code blocks carry their verified outputs, the figures are the
 language's own SVG files), opens it from the site served as published (``tools/browser.py``) and
-prints it with Playwright's ``page.pdf`` (tagged, with an outline from the headings). A title page
-gives the date and commit (git), a contents list links every chapter. Ids are prefixed with their
-page's slug, and links between pages become links inside the PDF. Chromium embeds the fonts it
-used: the Chinese edition carries a CJK font (the site's font stack falls back to the system's
-WenQuanYi Zen Hei, ``fonts-wqy-zenhei``), so it prints the same on any machine; the print page
-serves that font itself, subset to its characters (:func:`subset_font`: Chromium embedded the whole
-collection file otherwise).
+prints it with Playwright's ``page.pdf`` (tagged, with an outline from the headings). It is a book: a
+title page (title, subtitle, edition date and commit, licence), a contents page with each chapter's
+page number (two printings, :func:`print_edition`), each chapter's name as the running header of its
+pages and a folio (CSS ``@page`` margin boxes). Ids are prefixed with their page's slug, and links
+between pages become links inside the PDF. The Chinese edition is tagged ``zh-CN`` and set in Noto
+Sans CJK SC (``fonts-noto-cjk``), regular and bold, which the print page serves itself, subset to its
+characters (:func:`subset_font`), so it prints the same on any machine.
 
 Writes ``SITE_DIR/pdf/<repo>.<lang>.pdf`` (:func:`pdf_name`), then points the home pages' links at
 them (:func:`localize`; a plain build links the published edition, ``hooks/pdf_link.py``).
@@ -26,6 +26,7 @@ import re
 import sys
 import tempfile
 import threading
+from html.parser import HTMLParser
 from pathlib import Path, PurePosixPath
 from urllib.parse import urljoin, urlsplit
 
@@ -39,21 +40,42 @@ _ATTR_URL = re.compile(r'\b(href|src)="([^"]*)"')
 _ID = re.compile(r'\bid="([^"]*)"')
 _FOR = re.compile(r'\bfor="([^"]*)"')
 
+# The book's page geometry, its list markers (a bullet as text: Chromium draws a disc as a shape, which
+# the PDF's text, a search or a screen reader never sees), its running header (the chapter's name, a named page per chapter: Chromium
+# draws CSS margin boxes since version 131) and folio, the title page and the contents with page numbers.
 PRINT_CSS = """
-@page { size: A4; margin: 18mm 16mm 20mm 16mm; }
+@page { size: A4; margin: 20mm 16mm 20mm 16mm;
+  @bottom-center { content: counter(page) " / " counter(pages); font-size: 8pt; color: #555;
+                   font-family: var(--rn-print-fonts); } }
+@page rn-cover { @bottom-center { content: none; } }
 html { font-size: 112%; }
 body { margin: 0; }
-.rn-title-page { break-after: page; padding-top: 30vh; text-align: center; }
-.rn-title-page h1 { font-size: 2.4em; margin: 0 0 .6em; }
+.rn-title-page { page: rn-cover; break-after: page; padding-top: 28vh; text-align: center; }
+.md-typeset.rn-title-page h1 { font-size: 2.8em; font-weight: 400; margin: 0 0 .5em; color: var(--md-default-fg-color); }
+.rn-title-page .rn-subtitle { font-size: 1.2em; margin: 0 auto 4em; max-width: 34em; }
+.rn-title-page .rn-edition { margin: 0 0 .6em; }
+.rn-title-page .rn-licence, .rn-title-page .rn-url { font-size: .9em; margin: .3em 0; color: var(--md-default-fg-color--light); }
 .rn-toc { break-after: page; }
+.md-typeset.rn-toc ol { list-style: none; margin: 0; padding: 0; font-size: 1.05em; }
+.md-typeset.rn-toc ol li { margin: 0 0 .55em; }
+.md-typeset.rn-toc a { color: inherit; text-decoration: none !important; display: flex; align-items: baseline; }
+.rn-toc .rn-toc-title { flex: 0 1 auto; }
+.rn-toc .rn-toc-dots { flex: 1 1 2em; border-bottom: 1px dotted #888; margin: 0 .4em; }
+.rn-toc .rn-toc-page { flex: 0 0 3em; text-align: right; font-variant-numeric: tabular-nums; }
 .rn-chapter { break-before: page; }
 .md-typeset .headerlink, .md-code__nav, .md-code__button, .md-clipboard, .rn-notebook-links,
 .md-source-file, .md-content__button, .rn-pdf-note { display: none !important; }
+.md-typeset ul { list-style-type: "\\2022\\2002"; }
+.md-typeset ul ul { list-style-type: "\\25E6\\2002"; }
 .md-typeset pre > code { white-space: pre-wrap; word-break: break-all; }
 .md-typeset details { break-inside: avoid; }
 .md-typeset img { max-width: 100%; break-inside: avoid; }
 """
 
+# The language tag of the print page: "zh" alone names no script, and Chromium then draws a CJK face's
+# Traditional forms (punctuation centred in its box); a mainland reader expects "，：；" low on the left.
+PRINT_LANG = {"zh": "zh-CN"}
+TOC_PLACEHOLDER = "000"  # the first printing's page numbers: as wide as the real ones (tabular, right-aligned)
 
 pdf_name = pdf_link.pdf_name  # pdf/<repo>.<lang>.pdf under the site root: the hook links the same file
 
@@ -63,13 +85,21 @@ def _slug(page: str) -> str:
     return "home" if stem == "index" else stem.replace("/", "-")
 
 
-def print_page(site: Path, lang: str, facts: site_facts.Facts, commit: str | None, date: str) -> str:
-    """The print HTML of one language: title page, contents, every nav page's article in order."""
+def _css_string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ") + '"'
+
+
+def print_page(site: Path, lang: str, facts: site_facts.Facts, commit: str | None, date: str,
+               numbers: dict[str, int] | None = None) -> str:
+    """The print HTML of one language: title page (title, subtitle, edition date and commit, licence),
+    contents (each chapter's page from ``numbers``, by slug; :data:`TOC_PLACEHOLDER` where unknown), every
+    nav page's article in order, each chapter a named page whose running header is its name."""
     base = facts.base_path  # pages are served at <base><url_of>
     pages = facts.nav_pages
+    numbers = numbers or {}
     by_url = {base + facts.url_of(lang, p): _slug(p) for p in pages}
-    head_css, chapters, toc, site_name = [], [], [], ""
-    for page in pages:
+    head_css, chapters, toc, page_css, site_name, subtitle, body_dir = [], [], [], [], "", "", "ltr"
+    for n, page in enumerate(pages):
         url = base + facts.url_of(lang, page)
         text = (site / facts.url_of(lang, page) / "index.html").read_text(encoding="utf-8")
         m = _ARTICLE.search(text)
@@ -79,6 +109,14 @@ def print_page(site: Path, lang: str, facts: site_facts.Facts, commit: str | Non
             head_css = [urljoin(url, h) for h in _STYLESHEET.findall(text)]
             title = html.unescape(_TITLE.search(text).group(1))
             site_name = title.rsplit(" - ", 1)[-1].strip()
+            desc = re.search(r'<meta name="description" content="([^"]*)"', text)
+            subtitle = html.unescape(desc.group(1)) if desc else ""
+            # Material's list indents and admonition icons are set for [dir=ltr] (its <body dir>): without
+            # it the list markers fall outside the page and the icons cover the titles' first character
+            body = re.search(r'<body\b[^>]*\bdir="([^"]+)"', text)
+            if not body:
+                raise SystemExit(f'tools/pdf.py: {facts.url_of(lang, page)}index.html: expected Material\'s <body dir="...">')
+            body_dir = body.group(1)
         slug = _slug(page)
 
         def url_attr(a, slug=slug, url=url):
@@ -100,26 +138,40 @@ def print_page(site: Path, lang: str, facts: site_facts.Facts, commit: str | Non
         body = body.replace("<details", "<details open")
         h1 = re.search(r"<h1\b[^>]*>(.*?)</h1>", body, re.S)
         name = html.unescape(re.sub(r"<[^>]+>", "", h1.group(1))).replace("¶", "").strip() if h1 else slug
-        toc.append(f'<li><a href="#{slug}">{html.escape(name)}</a></li>')
+        number = numbers.get(slug)
+        toc.append(f'<li><a href="#{slug}"><span class="rn-toc-title">{html.escape(name)}</span>'
+                   f'<span class="rn-toc-dots"></span><span class="rn-toc-page">{number or TOC_PLACEHOLDER}</span></a></li>')
+        page_css.append(f"#{slug} {{ page: rn-{n}; }}\n@page rn-{n} {{ @top-center {{ content: {_css_string(name)}; "
+                        "font-size: 8pt; color: #555; font-family: var(--rn-print-fonts); } }")
         chapters.append(f'<section class="rn-chapter md-typeset" id="{slug}">{body}</section>')
     edition = facts.text(lang, "pdf_edition").format(date=date, commit=commit[:12] if commit else
                                                       facts.text(lang, "citation_no_commit"))
     links = "".join(f'<link rel="stylesheet" href="{html.escape(h)}">' for h in head_css)
-    return (f'<!doctype html><html lang="{lang}"><head><meta charset="utf-8"><title>{html.escape(site_name)}</title>'
-            f"{links}<style>{PRINT_CSS}</style></head><body>"
-            f'<div class="md-typeset rn-title-page"><h1>{html.escape(site_name)}</h1><p>{html.escape(edition)}</p>'
-            f'<p>{html.escape(facts.site_url)}</p></div>'
-            f'<nav class="md-typeset rn-toc"><h2>{html.escape(facts.text(lang, "pdf_contents"))}</h2><ol>{"".join(toc)}</ol></nav>'
+    contents = facts.text(lang, "pdf_contents")
+    page_css.append(f"@page rn-contents {{ @top-center {{ content: {_css_string(contents)}; font-size: 8pt; "
+                    "color: #555; font-family: var(--rn-print-fonts); } }\n.rn-toc { page: rn-contents; }")
+    return (f'<!doctype html><html lang="{PRINT_LANG.get(lang, lang)}"><head><meta charset="utf-8">'
+            f"<title>{html.escape(site_name)}</title>{links}<style>{PRINT_CSS}{chr(10).join(page_css)}</style></head>"
+            f'<body dir="{body_dir}">'
+            f'<div class="md-typeset rn-title-page"><h1>{html.escape(site_name)}</h1>'
+            f'<p class="rn-subtitle">{html.escape(subtitle)}</p><p class="rn-edition">{html.escape(edition)}</p>'
+            f'<p class="rn-licence">{html.escape(facts.text(lang, "pdf_licence"))}</p>'
+            f'<p class="rn-url">{html.escape(facts.site_url)}</p></div>'
+            f'<nav class="md-typeset rn-toc"><h2>{html.escape(contents)}</h2><ol>{"".join(toc)}</ol></nav>'
             + "".join(chapters) + "</body></html>")
 
 
-# The CJK font: Chromium (Skia) embeds a font of a TrueType collection whole when it cannot subset it,
-# and it did so for the Chinese edition: the whole 16.8 MB wqy-zenhei.ttc (9.2 MB deflated, 44 % of the
-# file). So the print page carries its own font for every character from CJK radicals on: the font
-# fontconfig picks for them (what Chromium falls back to on the web pages), one face of it, subset by
-# fontTools to the characters the page uses. The glyphs are the same; only what is embedded shrinks.
+# The CJK font: Noto Sans CJK SC (Debian's fonts-noto-cjk; Source Han Sans SC is the same design), the
+# Simplified-Chinese face, whose "，：；" sit low on the left of their box as mainland readers expect
+# (WenQuanYi Zen Hei, the font fontconfig picked before, centres them). Chromium (Skia) embeds a face of
+# a font collection whole when it cannot subset it: it did so with wqy-zenhei.ttc (16.8 MB, 9.2 MB
+# deflated, 44 % of the Chinese edition). So the print page carries its own copy of the regular and the
+# bold face for every character from CJK radicals on, subset by fontTools to the characters the page uses.
 WIDE_FROM = 0x2E80
 PRINT_FONT = "rn-print-wide"
+CJK_FAMILIES = ("Noto Sans CJK SC", "Source Han Sans SC")
+CJK_PACKAGE = "fonts-noto-cjk"
+_WEIGHTS = {400: 80, 700: 200}  # CSS font-weight -> fontconfig weight (regular, bold)
 _TAG = re.compile(r"<[^>]*>")
 
 
@@ -128,19 +180,22 @@ def wide_chars(html_text: str) -> str:
     return "".join(sorted({c for c in html.unescape(_TAG.sub(" ", html_text)) if ord(c) >= WIDE_FROM}))
 
 
-def fallback_font(chars: str) -> tuple[Path, int]:
-    """The font file and face index fontconfig matches for ``chars`` (``fc-match :charset=...``)."""
-    out = _run("fc-match", "-f", "%{file}|%{index}", ":charset=" + " ".join(f"{ord(c):x}" for c in chars[:64]),
-               package="fontconfig")
-    path, _, index = out.partition("|")
-    if not path or not Path(path).is_file():
-        raise SystemExit(f"tools/pdf.py: fc-match names no font file for {chars[:8]!r}...: {out!r}")
-    return Path(path), int(index or 0)
+def cjk_font(weight: int = 400, families: tuple[str, ...] = CJK_FAMILIES) -> tuple[Path, int]:
+    """The file and face index of the first of ``families`` that fontconfig has, at CSS ``weight`` (400 or
+    700); fails naming the Debian package when none is installed (fontconfig would substitute another)."""
+    for family in families:
+        out = _run("fc-match", "-f", "%{file}|%{index}|%{family}", f"{family}:weight={_WEIGHTS[weight]}",
+                   package="fontconfig")
+        path, index, names = (out.split("|", 2) + ["", ""])[:3]
+        if family in names.split(",") and Path(path).is_file():
+            return Path(path), int(index or 0)
+    raise SystemExit(f"tools/pdf.py: no Simplified-Chinese font ({' or '.join(families)}) for the print page: "
+                     f"apt-get install {CJK_PACKAGE}")
 
 
-def subset_font(chars: str, out: Path) -> Path:
-    """One face of :func:`fallback_font` (matched on the first 64 of ``chars``), reduced to ``chars``, written
-    to ``out`` (TrueType). A character the face lacks is left out: Chromium falls back for it as on the web."""
+def subset_font(chars: str, out: Path, weight: int = 400) -> Path:
+    """The :func:`cjk_font` face of ``weight``, reduced to ``chars``, written to ``out`` (TrueType outlines: :func:`_cff_to_truetype`). A character
+    the face lacks is left out: Chromium falls back for it as on the web."""
     import logging
 
     from fontTools import subset
@@ -148,28 +203,73 @@ def subset_font(chars: str, out: Path) -> Path:
 
     logging.getLogger("fontTools.subset").setLevel(logging.ERROR)  # "BDF NOT subset; dropped": bitmaps we do not print
 
-    path, index = fallback_font(chars)
+    path, index = cjk_font(weight)
     with TTFont(path, fontNumber=index, lazy=True, recalcTimestamp=False) as font:  # closes the .ttc it reads
-        missing = [c for c in chars if ord(c) not in font.getBestCmap()]
+        cmap = font.getBestCmap()
         options = subset.Options()
         options.layout_features = ["*"]
         options.name_IDs = ["*"]
         options.notdef_outline = True
         sub = subset.Subsetter(options)
-        sub.populate(unicodes=[ord(c) for c in chars if c not in missing])
+        sub.populate(unicodes=[ord(c) for c in chars if ord(c) in cmap])
         sub.subset(font)
+        if "CFF " in font:
+            _cff_to_truetype(font)
         font.save(str(out))
     return out
 
 
-def _with_font(html_text: str, font_url: str) -> str:
-    style = (f'<style>@font-face {{ font-family: "{PRINT_FONT}"; src: url("{font_url}") format("truetype"); '
-             f"unicode-range: U+{WIDE_FROM:X}-10FFFF; }}\n"
+def _cff_to_truetype(font) -> None:
+    """Redraw a CFF font's glyphs as TrueType outlines (cubic curves to quadratic ones within 1 unit of
+    1000 per em, fontTools' cu2qu), in place. Skia writes an OpenType-CFF font as Type 3 fonts, one per
+    256 glyphs, unsubset and unnamed (measured: 46 Type 3 fonts for three Chinese chapters); a TrueType
+    font it embeds as one subset CID font, as it does every other font of the page."""
+    from fontTools.pens.cu2quPen import Cu2QuPen
+    from fontTools.pens.ttGlyphPen import TTGlyphPen
+    from fontTools.ttLib import newTable
+
+    order = font.getGlyphOrder()
+    glyphs = font.getGlyphSet()
+    drawn = {}
+    for name in order:
+        pen = TTGlyphPen(glyphs)
+        glyphs[name].draw(Cu2QuPen(pen, max_err=font["head"].unitsPerEm / 1000, reverse_direction=True))
+        drawn[name] = pen.glyph()
+    font["loca"] = newTable("loca")
+    font["glyf"] = glyf = newTable("glyf")
+    glyf.glyphOrder, glyf.glyphs = order, drawn
+    for glyph in drawn.values():
+        glyph.recalcBounds(glyf)
+    for tag in ("CFF ", "VORG"):
+        if tag in font:
+            del font[tag]
+    font["maxp"] = maxp = newTable("maxp")
+    maxp.tableVersion = 0x00010000
+    for field in ("maxZones", "maxTwilightPoints", "maxStorage", "maxFunctionDefs", "maxInstructionDefs",
+                  "maxStackElements", "maxSizeOfInstructions", "maxComponentElements"):
+        setattr(maxp, field, 0)
+    maxp.maxZones = 1
+    maxp.compile(font)  # counts the points and contours
+    font["head"].glyphDataFormat = 0
+    post = font["post"]
+    post.formatType, post.extraNames, post.mapping, post.glyphOrder = 2.0, [], {}, order
+    font.sfntVersion = "\x00\x01\x00\x00"
+
+
+def _with_font(html_text: str, fonts: dict[int, str]) -> str:
+    """``html_text`` with the print font: ``fonts`` maps a CSS weight to the URL of its face."""
+    faces = "".join(f'@font-face {{ font-family: "{PRINT_FONT}"; src: url("{url}") format("truetype"); '
+                    f"font-weight: {weight}; unicode-range: U+{WIDE_FROM:X}-10FFFF; }}\n"
+                    for weight, url in sorted(fonts.items()))
+    style = (f"<style>{faces}"
              f':root {{ --md-text-font: "{PRINT_FONT}"; --md-code-font: "{PRINT_FONT}"; }}</style>')
     return html_text.replace("</head>", style + "</head>", 1) if "</head>" in html_text else style + html_text
 
 
-def print_pdf(html_text: str, site: Path, out: Path, footer_lang: str = "") -> None:
+MARGIN_FONTS = f'"{PRINT_FONT}", Helvetica, Arial, sans-serif'  # the running header and the folio
+
+
+def print_pdf(html_text: str, site: Path, out: Path) -> None:
     """Print ``html_text`` (placed at the site root, served as published) to ``out`` with Chromium, in a
     thread of its own: Playwright's sync API refuses a thread where an asyncio loop runs (as in pytest,
     after the browser tests)."""
@@ -192,36 +292,68 @@ def _print_pdf(html_text: str, site: Path, out: Path) -> None:
     from playwright.sync_api import sync_playwright
 
     out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_font = tempfile.mkstemp(prefix=".print-", suffix=".ttf", dir=site)
-    os.close(fd)
-    chars = wide_chars(html_text)
-    if chars:
-        subset_font(chars, Path(tmp_font))
-        html_text = _with_font(html_text, Path(tmp_font).name)
-    fd, tmp_html = tempfile.mkstemp(prefix=".print-", suffix=".html", dir=site)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(html_text)
-    fd, tmp_pdf = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent)
-    os.close(fd)
+    temporary = []
     try:
+        chars = wide_chars(html_text)
+        if chars:
+            fonts = {}
+            for weight in _WEIGHTS:
+                fd, font = tempfile.mkstemp(prefix=".print-", suffix=".ttf", dir=site)
+                os.close(fd)
+                temporary.append(Path(font))
+                fonts[weight] = subset_font(chars, Path(font), weight).name
+            html_text = _with_font(html_text, fonts)
+        html_text = html_text.replace("var(--rn-print-fonts)", MARGIN_FONTS)
+        fd, tmp_html = tempfile.mkstemp(prefix=".print-", suffix=".html", dir=site)
+        temporary.append(Path(tmp_html))
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(html_text)
+        fd, tmp_pdf = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent)
+        os.close(fd)
+        temporary.append(Path(tmp_pdf))
         with browser.serve_published(site) as base, sync_playwright() as p:
             chromium = p.chromium.launch(executable_path=browser.CHROMIUM, args=browser.CHROMIUM_ARGS)
             try:
                 page = chromium.new_page()
                 page.goto(base + Path(tmp_html).name, wait_until="load")
                 page.emulate_media(media="print")
-                page.pdf(path=tmp_pdf, format="A4", print_background=True, outline=True, tagged=True,
-                         display_header_footer=True, header_template="<span></span>",
-                         footer_template='<div style="font-size:8px;width:100%;text-align:center">'
-                                         '<span class="pageNumber"></span> / <span class="totalPages"></span></div>',
-                         margin={"top": "16mm", "bottom": "18mm", "left": "14mm", "right": "14mm"})
+                # the page's @page rules give the size, the margins, the running header and the folio
+                page.pdf(path=tmp_pdf, print_background=True, outline=True, tagged=True, prefer_css_page_size=True)
             finally:
                 chromium.close()
         compact(Path(tmp_pdf), out)
     finally:
-        Path(tmp_html).unlink(missing_ok=True)
-        Path(tmp_pdf).unlink(missing_ok=True)
-        Path(tmp_font).unlink(missing_ok=True)
+        for path in temporary:
+            path.unlink(missing_ok=True)
+
+
+def chapter_pages(pdf: Path) -> dict[str, int]:
+    """The page (1-based) each chapter starts on, by slug: the named destinations Chromium writes for the
+    ids the contents link (``#<slug>``; the ids inside a chapter are ``<slug>--<id>``)."""
+    import pikepdf
+
+    with pikepdf.open(pdf) as doc:
+        index = {page.objgen: n for n, page in enumerate(doc.pages, 1)}
+        dests = doc.Root.get("/Dests")
+        if dests is None:
+            raise SystemExit(f"tools/pdf.py: {pdf.name} has no named destinations (/Dests): "
+                             "expected Chromium to write one for each id a link points at")
+        return {str(key)[1:]: index[dests[key][0].objgen] for key in dests.keys() if "--" not in str(key)}
+
+
+def print_edition(site: Path, lang: str, facts: site_facts.Facts, commit: str | None, date: str, out: Path) -> dict[str, int]:
+    """Print ``lang``'s edition to ``out`` in two passes: the first with placeholder page numbers in the
+    contents, read back (:func:`chapter_pages`), the second with the numbers. The placeholders are as wide
+    as the numbers, so no chapter moves; if one did, the second pass would say so here."""
+    print_pdf(print_page(site, lang, facts, commit, date), site, out)
+    first = chapter_pages(out)
+    print_pdf(print_page(site, lang, facts, commit, date, numbers=first), site, out)
+    second = chapter_pages(out)
+    slugs = [_slug(p) for p in facts.nav_pages]
+    if [second.get(s) for s in slugs] != [first.get(s) for s in slugs] or None in second.values():
+        raise SystemExit(f"tools/pdf.py: {out.name}: the chapters moved between the two printings "
+                         f"({first} then {second}): the contents would give wrong page numbers")
+    return second
 
 
 def localize(site: Path, facts: site_facts.Facts | None = None) -> list[Path]:
@@ -289,6 +421,7 @@ def compact(src: Path, out: Path) -> None:
             doc.save(tmp, object_stream_mode=pikepdf.ObjectStreamMode.generate, compress_streams=True,
                      stream_decode_level=pikepdf.StreamDecodeLevel.generalized, recompress_flate=True,
                      deterministic_id=True)
+        os.chmod(tmp, 0o666 & ~files._umask())  # as any file the build writes: a web server reads it (mkstemp: 0600)
         os.replace(tmp, out)
     finally:
         Path(tmp).unlink(missing_ok=True)
@@ -302,7 +435,7 @@ def write(site: Path, facts: site_facts.Facts | None = None, out_dir: Path | Non
     written = []
     for lang in facts.languages:
         out = (out_dir or site) / pdf_name(facts, lang)
-        print_pdf(print_page(site, lang, facts, commit, date), site, out)
+        print_edition(site, lang, facts, commit, date, out)
         written.append(out)
     if out_dir is None:
         localize(site, facts)
@@ -364,6 +497,184 @@ def problems(pdf: Path, script: str, titles: list[str], first_page: list[str], c
     return found
 
 
+class _Lists(HTMLParser):
+    """The items of the chapters' outermost lists, as ``marker + first two letters``: ``1.交叉``, ``•Pr``."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.stack: list[tuple[str, str]] = []  # open elements (tag, class)
+        self.lists: list[list] = []  # open lists: [tag, next number]
+        self.items: list[list[str]] = []  # [marker, text] of open outermost items
+        self.found: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag in ("br", "img", "hr", "input", "meta", "link", "wbr"):
+            return
+        self.stack.append((tag, a.get("class") or ""))
+        hidden = any("tabbed-set" in c or "rn-toc" in c or "grid" in c.split() or c.startswith("md-") and "md-typeset" not in c
+                     for _, c in self.stack[:-1])
+        if tag in ("ol", "ul"):
+            self.lists.append([tag, int(a.get("start") or 1), hidden or bool(a.get("class")) or bool(a.get("type"))])
+        elif tag == "li" and len(self.lists) == 1 and not self.lists[0][2]:
+            kind, n, _ = self.lists[0]
+            self.items.append([f"{n}." if kind == "ol" else "\u2022", ""])
+            self.lists[0][1] += 1
+
+    def handle_endtag(self, tag):
+        while self.stack:
+            open_tag, _ = self.stack.pop()
+            if open_tag == "li" and len(self.lists) == 1 and self.items:
+                marker, text = self.items.pop()
+                head = re.sub(r"\s+", "", text)[:2]
+                if len(head) == 2 and all(_HAN.match(c) or _LATIN.match(c) for c in head):
+                    self.found.append(marker + head)
+            if open_tag in ("ol", "ul") and self.lists:
+                self.lists.pop()
+            if open_tag == tag:
+                break
+
+    def handle_data(self, data):
+        if self.items and not any(t in ("math", "code", "sup", "sub") for t, _ in self.stack):
+            self.items[-1][1] += data
+        elif self.items:
+            self.items[-1][1] += "\u2400"  # math or code first: the item's words are not its first letters
+
+
+def list_lines(print_html: str) -> list[str]:
+    """What the edition's text must hold for each item of the chapters' outermost lists (not in tabs, not
+    classed): its marker, then its first two letters (``4.第二``). An item that starts with math or code is
+    left out: its printed text is not its source's."""
+    parser = _Lists()
+    parser.feed(print_html[print_html.find('<section class="rn-chapter'):])
+    return parser.found
+
+
+class _Titles(HTMLParser):
+    """The text of each admonition title and ``<summary>`` (the boxes whose title carries an icon)."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.depth, self.found, self.text = 0, [], ""
+
+    def handle_starttag(self, tag, attrs):
+        if self.depth:
+            self.depth += tag not in ("br", "img", "input", "wbr")
+        elif tag == "summary" or (tag == "p" and "admonition-title" in (dict(attrs).get("class") or "").split()):
+            self.depth, self.text = 1, ""
+
+    def handle_endtag(self, tag):
+        if self.depth:
+            self.depth -= 1
+            if not self.depth:
+                self.found.append(" ".join(self.text.split()))
+
+    def handle_data(self, data):
+        if self.depth:
+            self.text += data
+
+
+def box_titles(print_html: str) -> list[str]:
+    """The titles of the admonitions and collapsible boxes of the chapters, whitespace collapsed."""
+    parser = _Titles()
+    parser.feed(print_html[print_html.find('<section class="rn-chapter'):])
+    return sorted({t for t in parser.found if t})
+
+
+# Material draws a box title's icon 0.6rem from the box's left and writes the title 2rem from it
+# (rem = 13.4 pt at the print page's 112 %): the icon spans 18.8 to 5.4 pt left of the title's first
+# letter. Where the title starts at the box's edge (the icon over its first letter), the strip holds
+# nothing but the page around the box.
+ICON_STRIP = (14.0, 6.5)  # pt left of the title's first letter
+_WORD = re.compile(r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">(.*?)</word>')
+
+
+def icon_problems(pdf: Path, titles: list[str], dpi: int = 100) -> list[str]:
+    """A box title (from ``titles``, found as a whole printed line) whose icon is not beside it: the strip
+    :data:`ICON_STRIP` left of its first letter holds no coloured pixel of the icon (pdftoppm). A title
+    set on one line must be found at least once. Each problem names the file and page."""
+    import subprocess
+
+    from PIL import Image
+
+    wanted = {" ".join(t.split()) for t in titles}
+    found, seen = [], 0
+    pages = _run("pdftotext", "-bbox", str(pdf), "-").split("<page ")[1:]
+    with tempfile.TemporaryDirectory(prefix="rn-icons-") as tmp:
+        for n, page in enumerate(pages, 1):
+            lines: list[list] = []
+            for m in _WORD.finditer(page):
+                x0, y0, x1, y1 = map(float, m.groups()[:4])
+                word = html.unescape(m.group(5))
+                line = next((ln for ln in lines if abs(ln[1] - y0) < 2 and x0 >= ln[2] - 0.5), None)
+                if line and x0 - line[2] < 12:
+                    line[2], line[3], line[4] = x1, max(line[3], y1), line[4] + " " + word
+                else:
+                    lines.append([x0, y0, x1, y1, word])
+            hits = [ln for ln in lines if ln[4] in wanted]
+            if not hits:
+                continue
+            seen += len(hits)
+            for x0, y0, _, y1, text in hits:  # only the strip is drawn (pdftoppm's crop, in pixels)
+                scale = dpi / 72
+                left, top = round((x0 - ICON_STRIP[0]) * scale), round(y0 * scale)
+                width, height = round((ICON_STRIP[0] - ICON_STRIP[1]) * scale), max(1, round((y1 - y0) * scale))
+                png = Path(tmp) / f"p{n}-{left}-{top}"
+                subprocess.run(["pdftoppm", "-r", str(dpi), "-f", str(n), "-l", str(n), "-x", str(left), "-y", str(top),
+                                "-W", str(width), "-H", str(height), "-png", "-singlefile", str(pdf), str(png)],
+                               check=True, capture_output=True)
+                with Image.open(f"{png}.png") as image:
+                    strip = image.convert("RGB").getdata()
+                    if sum(1 for r, g, b in strip if max(r, g, b) - min(r, g, b) >= 80) < 4:
+                        found.append(f"{pdf.name}, page {n}: no icon beside the box title {text!r} (it lies over the title)")
+    if not seen and any(len(t) < 30 for t in wanted):
+        found.append(f"{pdf.name}: none of {len(wanted)} box titles found as a printed line")
+    return found
+
+
+def book_problems(pdf: Path, chapters: list[tuple[str, str]], lang_tag: str) -> list[str]:
+    """What is wrong with the edition as a book: the catalogue's language is not ``lang_tag``; a Chinese
+    edition without an embedded subset Simplified-Chinese face (Noto Sans CJK SC or Source Han Sans SC);
+    a chapter (``(slug, name)``, in order) missing from the contents or listed there on the wrong page; a
+    page of a chapter whose running header is not the chapter's name. Each problem names the file."""
+    import pikepdf
+
+    found = []
+    with pikepdf.open(pdf) as doc:
+        lang = str(doc.Root.get("/Lang", ""))
+    if lang != lang_tag:
+        found.append(f"{pdf.name}: its language is {lang!r}, not {lang_tag!r}")
+    if lang_tag.startswith("zh"):
+        rows = [row.split() for row in _run("pdffonts", str(pdf)).splitlines()[2:]]
+        sc = [r[0] for r in rows if re.search(r"CJK-?sc|HanSans-?SC|SourceHanSansSC", r[0], re.I)
+              and r[-5:-3] == ["yes", "yes"]]
+        if not sc:
+            found.append(f"{pdf.name}: no Simplified-Chinese face embedded (Noto Sans CJK SC or Source Han Sans SC, "
+                         f"subset): {sorted({r[0] for r in rows})}")
+    starts = chapter_pages(pdf)
+    text = _run("pdftotext", "-layout", str(pdf), "-").split("\f")
+    contents = {}
+    for line in "\n".join(text[1:3]).splitlines():  # the contents: the page after the title page (and one more)
+        m = re.match(r"\s*(.*?)[\s.]*?(\d+)\s*$", line)
+        if m:
+            contents[m.group(1).strip()] = int(m.group(2))
+    order = [slug for slug, _ in chapters]
+    for n, (slug, name) in enumerate(chapters):
+        start = starts.get(slug)
+        if start is None:
+            found.append(f"{pdf.name}: the chapter {name!r} has no destination #{slug}")
+            continue
+        if contents.get(name) != start:
+            found.append(f"{pdf.name}: the contents give {name!r} page {contents.get(name)}, it starts on page {start}")
+        end = starts.get(order[n + 1], len(text)) if n + 1 < len(order) else len(text) - 1
+        for page in range(start, end):
+            lines = [ln.strip() for ln in text[page - 1].splitlines() if ln.strip()]
+            if not lines or lines[0] != name:
+                found.append(f"{pdf.name}, page {page}: the running header is {lines[:1]}, not the chapter {name!r}")
+                break  # one page per chapter says enough
+    return found
+
+
 def missing(pdf: Path, lines: list[str]) -> list[str]:
     """The ``lines`` (e.g. the outputs of the exercises' solutions, printed only if their collapsed
     ``<details>`` were opened) that the edition's text lacks. The text is read with ``-layout``, which keeps
@@ -374,7 +685,9 @@ def missing(pdf: Path, lines: list[str]) -> list[str]:
 
 # Size budget, measured on 2026-12-02 on the same pages (CONTRIBUTING, "PDF edition"): zh 208 pages 6.8 MB,
 # en 224 pages 5.2 MB. Before: zh 28.0 MB (the whole wqy-zenhei.ttc embedded, 9.2 MB deflated), and
-# 18.8 / 17.2 MB with the print font but before compact(). The largest font embedded now is 0.17 MB.
+# 18.8 / 17.2 MB with the print font but before compact(). On 2026-12-05, set in Noto Sans CJK SC (regular
+# and bold, as TrueType): zh 149 pages 5.9 MB, en 156 pages 5.5 MB; the largest font embedded is the zh
+# edition's regular face, 0.30 MB (bold 0.15 MB).
 SIZE_BUDGET = 10_000_000
 FONT_BUDGET = 1_000_000
 
