@@ -154,7 +154,8 @@ def problems(page: Page, includes: dict[int, str] | None = None) -> list[str]:
         return [f"{page.name}: not built"]
     if page.lines and page.plumbing > PLUMBING_SHARE * page.lines:
         worst = [f"block {b.n} ({b.first.strip()[:40]!r}): " + "; ".join(
-                 f"{w}: {line.strip()[:60]!r}" for line, w in b.plumbing[:3]) for b in page.blocks if b.plumbing]
+                 f"{w}: {line.strip()[:60]!r}" for w, line in {w: line for line, w in reversed(b.plumbing)}.items())
+                 for b in page.blocks if b.plumbing]
         found.append(f"{page.name}: {page.plumbing} of {page.lines} visible code lines are site plumbing "
                      f"({page.plumbing / page.lines:.1%}, at most {PLUMBING_SHARE:.0%}): fold them "
                      "(`# --8<-- [start:figure]` … `[end:figure]`, CONTRIBUTING.md):\n    " + "\n    ".join(worst))
