@@ -98,7 +98,7 @@ def fences(text: str, name: str) -> list[Fence]:
 FOLD = re.compile(r"^(?P<indent>[ \t]*)# --8<-- \[(?P<type>start|end):(?P<kind>[a-z][a-z-]*)\][ \t]*$")
 # any line pymdownx.snippets would read as a section marker (and drop from the page: snippets.py, RE_SNIPPET_SECTION)
 _ANY_SECTION = re.compile(r"-{1,}8<-{1,}[ \t]+\[[ \t]*(start|end)[ \t]*:", re.I)
-FOLD_KINDS = ("figure", "data", "verdict", "digits", "table", "setup", "model", "training", "helpers")
+FOLD_KINDS = ("imports", "figure", "data", "verdict", "checks", "seeds", "digits", "table", "setup", "model", "training", "helpers")
 
 
 @dataclass
