@@ -54,6 +54,11 @@ class Block:
     n: int  # its number among the page's Python blocks
     lines: list[str]  # the lines a reader sees, a fold as FOLD_LINE
     first: str = ""  # its first line, to name it
+    snippet: str = ""  # the snippet file whose code it is ("" if none the page includes)
+
+    @property
+    def name(self) -> str:
+        return self.snippet or repr(self.first.strip()[:50])
 
     @property
     def plumbing(self) -> list[tuple[str, str]]:
@@ -110,7 +115,19 @@ def visible_lines(code_html: str) -> list[str]:
     return text.split("\n") if text else []
 
 
-def read_page(article: str, name: str) -> Page:
+def snippet_codes(names: list[str], base: Path | None = None) -> dict[str, str]:
+    """The code each of these snippet files shows on a page (as the copy button copies it) -> its file."""
+    from tools import notebooks, snippets
+
+    base = base or snippets.SNIPPETS
+    out = {}
+    for name in dict.fromkeys(names):
+        for block in snippets.extract(base / name):
+            out[notebooks.strip_annotations(block.code).strip("\n")] = f"snippets/{name}"
+    return out
+
+
+def read_page(article: str, name: str, codes: dict[str, str] | None = None) -> Page:
     page, closed, python = Page(name), [], 0
     for m in _TOKENS.finditer(article):
         if m.group(0).startswith("<details"):
@@ -123,7 +140,9 @@ def read_page(article: str, name: str) -> Page:
             if not any(closed):
                 code = _CODE.search(m.group("body"))
                 lines = visible_lines(code.group(1) if code else "")
-                page.blocks.append(Block(python, lines, next((x for x in lines if x.strip()), "")))
+                whole = re.sub(r"[ \t]*# \(\d+\)!$", "", _text(code.group(1) if code else ""), flags=re.M).strip("\n")
+                page.blocks.append(Block(python, lines, next((x for x in lines if x.strip()), ""),
+                                         (codes or {}).get(whole, "")))
         else:
             page.outputs += 1
             if 'class="rn-verified"' not in m.group("body"):
@@ -143,7 +162,8 @@ def pages(site: Path, facts: site_facts.Facts | None = None) -> list[Page]:
                 out.append(Page(name, unmarked=[-1]))
                 continue
             m = _ARTICLE.search(built.read_text(encoding="utf-8"))
-            out.append(read_page(m.group(0) if m else "", name))
+            codes = snippet_codes(sources.includes(sources.read(lang, f"{slug}.md", facts.docs)))
+            out.append(read_page(m.group(0) if m else "", name, codes))
     return out
 
 
@@ -153,7 +173,7 @@ def problems(page: Page, includes: dict[int, str] | None = None) -> list[str]:
     if page.unmarked == [-1]:
         return [f"{page.name}: not built"]
     if page.lines and page.plumbing > PLUMBING_SHARE * page.lines:
-        worst = [f"block {b.n} ({b.first.strip()[:40]!r}): " + "; ".join(
+        worst = [f"block {b.n} ({b.name}): " + "; ".join(
                  f"{w}: {line.strip()[:60]!r}" for w, line in {w: line for line, w in reversed(b.plumbing)}.items())
                  for b in page.blocks if b.plumbing]
         found.append(f"{page.name}: {page.plumbing} of {page.lines} visible code lines are site plumbing "
@@ -161,7 +181,7 @@ def problems(page: Page, includes: dict[int, str] | None = None) -> list[str]:
                      "(`# --8<-- [start:figure]` … `[end:figure]`, CONTRIBUTING.md):\n    " + "\n    ".join(worst))
     for b in page.blocks:
         if len(b.lines) > LONGEST:
-            found.append(f"{page.name}: Python block {b.n} ({b.first.strip()[:50]!r}) shows {len(b.lines)} lines, "
+            found.append(f"{page.name}: Python block {b.n} ({b.name}) shows {len(b.lines)} lines, "
                          f"more than {LONGEST}: fold its plumbing and its long steps, or split it")
     if page.unmarked:
         found.append(f"{page.name}: output{'s' if len(page.unmarked) > 1 else ''} "
@@ -171,13 +191,13 @@ def problems(page: Page, includes: dict[int, str] | None = None) -> list[str]:
 
 
 # Measured in the browser on the page as loaded (collapsed content closed): the share of the article's height
-# taken by the code blocks a reader sees (Python blocks and their outputs; a block inside a closed <details> is not
-# seen and has no height).
+# taken by the code a reader sees (the Python blocks; a block inside a closed <details> is not seen and has no
+# height; the outputs under them are results, and are not counted).
 HEIGHT_JS = """() => {
   const article = document.querySelector("article.md-content__inner") || document.querySelector("article");
   if (!article) return null;
   let code = 0;
-  for (const el of article.querySelectorAll(".language-python.highlight, .language-text.highlight")) {
+  for (const el of article.querySelectorAll(".language-python.highlight")) {
     code += el.getBoundingClientRect().height;
   }
   return {code: code, article: article.getBoundingClientRect().height};
