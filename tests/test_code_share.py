@@ -48,6 +48,24 @@ def test_every_output_carries_the_verified_mark(measured):
     assert all(page.outputs for page in measured.values())
 
 
+def test_every_folded_block_copies_its_whole_snippet(built_site):
+    bad = code_share.all_copy_problems(built_site)
+    assert not bad, "\n".join(bad)
+    assert sum(page.count('<pre data-copy="') for page in
+               (p.read_text(encoding="utf-8") for p in built_site.rglob("index.html"))) > 0
+
+
+def test_a_folded_block_that_copies_less_fails_naming_the_page():
+    raw = SUBJECT + "# --8<-- [start:figure]\n" + FIGURE + "# --8<-- [end:figure]\n"
+    whole = snippet_files.reader_code(raw).strip("\n")
+    html_ = '<pre data-copy="' + html.escape(whole) + '"><code></code></pre>'
+    name = "docs/zh/residual-scaling.md"
+    assert code_share.copy_problems(html_, name, {whole: "snippets/x.md"}) == []
+    cut = html_.replace(html.escape(FIGURE.splitlines()[0]), "")
+    assert code_share.copy_problems(cut, name, {whole: "snippets/x.md"}) == [
+        f"{name}: folded Python block 1 copies 47 lines that are no snippet's whole code (hooks/code_folds.py, data-copy)"]
+
+
 def test_visible_code_is_at_most_35_percent_of_each_chapter_height(own_browser):
     browser, base = own_browser
     ctx = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")

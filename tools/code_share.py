@@ -190,6 +190,29 @@ def problems(page: Page, includes: dict[int, str] | None = None) -> list[str]:
     return found
 
 
+_DATA_COPY = re.compile(r'<pre data-copy="([^"]*)"')
+
+
+def copy_problems(article: str, name: str, codes: dict[str, str]) -> list[str]:
+    """Each folded block's ``data-copy`` (what its copy button copies) is the whole code of a snippet the page
+    includes."""
+    return [f"{name}: folded Python block {n} copies {len(html.unescape(m.group(1)).splitlines())} lines that are "
+            "no snippet's whole code (hooks/code_folds.py, data-copy)"
+            for n, m in enumerate(_DATA_COPY.finditer(article), 1) if html.unescape(m.group(1)).strip("\n") not in codes]
+
+
+def all_copy_problems(site: Path, facts: site_facts.Facts | None = None) -> list[str]:
+    facts = facts or site_facts.load()
+    out = []
+    for lang in facts.languages:
+        for slug in sources.chapters(lang, facts.docs):
+            built = site / facts.url_of(lang, f"{slug}.md") / "index.html"
+            if built.exists():
+                codes = snippet_codes(sources.includes(sources.read(lang, f"{slug}.md", facts.docs)))
+                out += copy_problems(built.read_text(encoding="utf-8"), f"docs/{lang}/{slug}.md", codes)
+    return out
+
+
 # Measured in the browser on the page as loaded (collapsed content closed): the share of the article's height
 # taken by the code a reader sees (the Python blocks; a block inside a closed <details> is not seen and has no
 # height; the outputs under them are results, and are not counted).
