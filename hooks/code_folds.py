@@ -105,10 +105,18 @@ def folded(code_html: str, code: str, found: list[snippet_files.Fold], strings: 
             raise PluginError(f"hooks/code_folds.py: mkdocs.yml: extra.strings.fold.kinds has no {f.kind!r} ({where})")
         indent = len(shown[i]) - len(shown[i].lstrip(" "))
         label = " " * indent + strings["summary" if f.count > 1 else "summary_one"].format(label=kind, n=f.count)
-        body = "\n".join(lines[i:i + f.count])
+        end = i + f.count
+        # blank lines between this fold and the next one (or the end of the block) go inside it: closed folds
+        # stand one under the other, and the block's text is unchanged
+        after = end
+        while after < len(lines) and not shown[after].strip():
+            after += 1
+        if after == len(lines) or after in starts:
+            end = after
+        body = "\n".join(lines[i:end])
         out.append(f'<details class="rn-fold" data-fold="{f.kind}"><summary data-label="{html.escape(label)}" '
                    f'aria-label="{html.escape(label.strip())}"></summary>{body}\n</details>')
-        i += f.count
+        i = end
     return "".join(out)
 
 
