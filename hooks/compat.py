@@ -26,7 +26,7 @@ from hooks import one_module  # noqa: E402
 
 one_module(__name__, __file__)
 
-from hooks import site_facts  # noqa: E402
+from hooks import site_facts, snippet_files  # noqa: E402
 
 MARKER = re.compile(r"^[ \t]*<!--[ \t]*compat-table[ \t]*-->[ \t]*$", re.M)
 # distribution name -> import name, in the order they are installed and shown
@@ -35,8 +35,14 @@ NAMED = 10  # blocks named in one note; more are counted
 
 
 def fingerprint(data: bytes | str) -> str:
-    """A snippet file's fingerprint: it changes when anything in the file does (its code or its shown output)."""
-    raw = data.encode("utf-8") if isinstance(data, str) else data
+    """A snippet file's fingerprint: it changes when anything in the file does (its code or its shown output),
+    but for its fold markers (comment lines that change nothing that runs: ``snippet_files.reader_code``)."""
+    if isinstance(data, bytes):
+        try:
+            data = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return hashlib.sha256(data).hexdigest()[:16]
+    raw = snippet_files.reader_code(data).encode("utf-8")
     return hashlib.sha256(raw).hexdigest()[:16]
 
 

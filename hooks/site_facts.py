@@ -43,7 +43,8 @@ PAGE_SUFFIXES = (".md", ".ipynb")
 REQUIRED_STRINGS = ("notebook_open", "notebook_download", "notebook_chapter", "notebook_bar",
                     "notebooks_nav", "notebook_title", "notebook_intro", "notebook_colab", "notebook_setup",
                     "notebook_caption",
-                    "search_terms", "script", "digit_group", "exercises", "permalink_title", "label_colon")
+                    "search_terms", "script", "digit_group", "exercises", "permalink_title", "label_colon",
+                    "fold", "verified")
 COLAB = "https://colab.research.google.com/github/"  # + <owner>/<repo>/blob/<branch>/<path> (Colab's GitHub URLs)
 
 

@@ -91,6 +91,62 @@ def fences(text: str, name: str) -> list[Fence]:
     return found
 
 
+# A fold: a run of a block's lines that serve the site rather than the subject (drawing and saving the
+# figures, the explorable's data, the verdict helper, rounding for the same digits on every CPU), or a long
+# step of an experiment. Marked in the code by two comment lines, pymdownx.snippets' own section markers,
+# which it drops from what a page includes: the page shows the code without them, folded by hooks/code_folds.py.
+FOLD = re.compile(r"^(?P<indent>[ \t]*)# --8<-- \[(?P<type>start|end):(?P<kind>[a-z][a-z-]*)\][ \t]*$")
+# any line pymdownx.snippets would read as a section marker (and drop from the page: snippets.py, RE_SNIPPET_SECTION)
+_ANY_SECTION = re.compile(r"-{1,}8<-{1,}[ \t]+\[[ \t]*(start|end)[ \t]*:", re.I)
+FOLD_KINDS = ("imports", "figure", "data", "verdict", "checks", "seeds", "digits", "table", "setup", "model", "training", "helpers")
+
+
+@dataclass
+class Fold:
+    kind: str
+    first: int  # 0-based index of its first line in the code as the page shows it
+    count: int  # its lines
+
+
+def reader_code(code: str) -> str:
+    """A block's code as the page shows it, the copy button copies it and the notebook holds it: without its
+    fold markers (comment lines, so the code runs the same with or without them)."""
+    return "".join(line for line in code.splitlines(keepends=True) if not FOLD.match(line))
+
+
+def folds(code: str, name: str = "snippet") -> list[Fold]:
+    """The folds of a block's code, numbered on its lines as the page shows them; a marker that is not a
+    whole line of its own, an unknown kind, a nested, empty or unclosed fold is an error naming the line."""
+    out, shown, open_ = [], 0, None
+    for n, line in enumerate(code.splitlines(), 1):
+        m = FOLD.match(line)
+        if m is None:
+            if _ANY_SECTION.search(line):
+                raise SnippetError(f"{name}: code line {n}: {line.strip()!r} holds a section marker that is not a "
+                                   "line of its own `# --8<-- [start:<kind>]`: the page would drop the whole line")
+            shown += 1
+            continue
+        kind = m.group("kind")
+        if kind not in FOLD_KINDS:
+            raise SnippetError(f"{name}: code line {n}: fold kind {kind!r} is none of {', '.join(FOLD_KINDS)}")
+        if m.group("type") == "start":
+            if open_ is not None:
+                raise SnippetError(f"{name}: code line {n}: a fold starts inside the {open_.kind!r} fold "
+                                   "(folds do not nest)")
+            open_ = Fold(kind, shown, 0)
+        else:
+            if open_ is None or open_.kind != kind:
+                raise SnippetError(f"{name}: code line {n}: [end:{kind}] closes no open {kind!r} fold")
+            open_.count = shown - open_.first
+            if open_.count == 0:
+                raise SnippetError(f"{name}: code line {n}: the {kind!r} fold holds no line")
+            out.append(open_)
+            open_ = None
+    if open_ is not None:
+        raise SnippetError(f"{name}: the {open_.kind!r} fold is never closed (`# --8<-- [end:{open_.kind}]`)")
+    return out
+
+
 def codeblocks_line_limit() -> int | None:
     """The most lines pytest-codeblocks reads in one file (``extract_from_buffer``'s ``max_num_lines``); a longer
     file raises while pytest collects, which stops the session before any block runs. ``None`` where
@@ -163,6 +219,11 @@ def fence_problems(path: Path) -> list[str]:
             bad.append(f"{name}:{i + 1}: {MARKER} is not followed by an output fence")
     if not bad and code and any(f.start < code[0].start for f in found):
         bad.append(f"{name}:{found[0].start + 1}: an output fence before the code fence")
+    for f in code if not bad else []:
+        try:
+            folds("\n".join(lines[f.start + 1:f.end]), name)
+        except SnippetError as err:
+            bad.append(str(err))
     return bad
 
 

@@ -41,7 +41,7 @@ from pathlib import Path
 
 import nbformat
 
-from hooks import notebook_figures, site_facts
+from hooks import notebook_figures, site_facts, snippet_files
 from hooks.compat import PACKAGES
 from tools import compat, exercises, snippets, sources
 from tools.files import write_atomic
@@ -63,8 +63,9 @@ class Figure:
 
 
 def strip_annotations(code: str) -> str:
-    """Code without Material's ``# (1)!`` annotation markers: what a reader copies from the page."""
-    return _ANNOTATION.sub("", code)
+    """Code without Material's ``# (1)!`` annotation markers and without its fold markers
+    (``hooks/snippet_files.py``, ``reader_code``): what a reader copies from the page."""
+    return _ANNOTATION.sub("", snippet_files.reader_code(code))
 
 
 def page_url(lang: str, slug: str) -> str:
