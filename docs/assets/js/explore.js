@@ -224,13 +224,14 @@
                                    step: 1, value: state[k], "data-param": k, list: id + "-" + k + "-ticks"});
       var label = el("label", {"for": input.id}, text.params[k]);
       var out = el("output", {"for": input.id, "aria-live": "polite"});
-      // tick labels under the slider: a continuous control's "ticks", or every value of a discrete one
+      // tick labels under the slider: a continuous control's "ticks", or every value of a discrete one;
+      // tick marks (a datalist) where the block ran: its frames' values
       var ticks = c ? c.ticks || [c.min, c.max] : data.values[k];
       var list = el("datalist", {id: input.id + "-ticks"});
+      data.values[k].forEach(function (v, i) { list.appendChild(el("option", {value: c ? v : i})); });
       var scale = el("div", {"class": "explore-ticks", "aria-hidden": "true"});
       ticks.forEach(function (t, i) {
         var at = c ? (t - c.min) / (c.max - c.min) : (ticks.length > 1 ? i / (ticks.length - 1) : 0);
-        list.appendChild(el("option", {value: c ? t : i}));
         var tick = el("span", {style: "left:" + (100 * at) + "%"}, shown(k, t));
         if (at <= 0) tick.classList.add("explore-tick-first");
         if (at >= 1) tick.classList.add("explore-tick-last");
