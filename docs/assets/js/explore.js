@@ -338,11 +338,11 @@
       return out;
     }
 
-    function tickLabel(v) {  // as the static figure writes it: 10⁻⁴, 2×10³, 0.5, 20; never 1e-04
+    function tickLabel(v, few) {  // as the static figure writes it: 10⁻⁴ at whole decades, 0.5 or 20 on a short axis; never 1e-04
       if (!data.y.log) return pyFormat(v, ".3g");
       var e = Math.floor(Math.log10(v) + 1e-9), m = Math.round(v / Math.pow(10, e));
-      if (m === 1 && (e < -1 || e > 2)) return decade(v);
-      if (e < -1 || e > 2) return m + "×" + decade(Math.pow(10, e));
+      if (!few) return decade(v);
+      if (e < -2 || e > 3) return (m === 1 ? "" : m + "×") + decade(Math.pow(10, e));
       return pyFormat(v, ".3g");
     }
 
@@ -361,7 +361,8 @@
         axes: [Object.assign({label: text.x}, axis),
                Object.assign({size: 64, space: 18, splits: data.y.log ? ticksLog : undefined,
                               values: function (u, splits) {
-                                return splits.map(function (v) { return v === null ? "" : tickLabel(v); });
+                                var few = splits.length > 1 && splits[1] / splits[0] < 9;  // 1, 2, 5, 10, …
+                                return splits.map(function (v) { return v === null ? "" : tickLabel(v, few); });
                               }}, axis)],
         series: [{label: text.x}].concat(
           seriesKeys.map(function (s, i) {
