@@ -18,7 +18,8 @@ A live explorable (its file names a model of ``assets/js/explore.js`` under ``li
 the browser over continuous sliders: driven to each position the block sampled (its frames), the computed
 values, rounded to the 6 significant digits the block saves, equal the block's, and the chart draws them; a
 wrong formula in explore.js fails naming the file. For every explorable, in both languages, on a 390 px
-phone: each slider is a touch target of at least ``TOUCH`` px, with tick labels that do not overlap; a
+phone: each slider is a touch target of at least ``TOUCH`` px, with tick labels that do not overlap; the axes
+are labelled as the static figures are (10ⁿ, never 1e+01); a
 caption's ``data-explore-value`` shows the slider's value; and one readout, under the chart, follows both
 the pointer and the keyboard (the legend shows no values of its own).
 """
@@ -190,6 +191,13 @@ RECORD = """
     if (p && p.__pts) window.__strokes.push({canvas: this.canvas.closest("figure").dataset.explore,
                                              color: String(this.strokeStyle), pts: p.__pts.slice()});
     return stroke.apply(this, arguments);
+  };
+  const fillText = CanvasRenderingContext2D.prototype.fillText;  // the axes' labels, as drawn
+  window.__texts = [];
+  CanvasRenderingContext2D.prototype.fillText = function (text) {
+    const fig = this.canvas.closest("figure");
+    if (fig) window.__texts.push({canvas: fig.dataset.explore, text: String(text)});
+    return fillText.apply(this, arguments);
   };
 })();
 """
@@ -675,6 +683,24 @@ def layout_problems(controls: list[dict]) -> list[str]:
     return problems
 
 
+_DECADE = re.compile(r"^(\d+×)?10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+$")
+
+
+def axis_problems(texts: list[str]) -> list[str]:
+    """The axes' labels as the static figures write them: no Python exponent (1e+01), and a log axis either all
+    whole decades as 10ⁿ or all plain numbers, never both."""
+    problems = [f"an axis label {t!r} in e-notation" for t in texts if re.search(r"\de[+-]\d", t)]
+    if any(_DECADE.match(t) for t in texts) and (plain := [t for t in texts if re.fullmatch(r"0\.\d+", t)]):
+        problems.append(f"a log axis mixes 10ⁿ with {plain}")
+    return problems
+
+
+def _axis_texts(page, names: str) -> list[str]:
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    return page.evaluate("n => { const t = window.__texts.filter(x => x.canvas === n).map(x => x.text);"
+                         " window.__texts = []; return t; }", names)
+
+
 def _caption_params(lang: str, src: str, names: str) -> set[str]:
     text = (SITE.docs / lang / src).read_text(encoding="utf-8")
     body = text[text.index(f'data-explore="{names}"'):]
@@ -692,6 +718,7 @@ def test_on_a_phone_sliders_are_touch_targets_with_tick_labels_and_the_caption_f
         page.wait_for_selector(f"{fig} .explore-chart canvas")
         first = page.evaluate(LAYOUT, names)
         assert not (problems := layout_problems(first)), f"{path} at 390 px:\n" + "\n".join(problems)
+        assert not (problems := axis_problems(_axis_texts(page, names))), f"{path} at 390 px: {problems}"
         for k in _caption_params(lang, src, names):  # a caption that names a slider's value follows it
             page.locator(f'{fig} input[data-param="{k}"]').focus()
             page.keyboard.press("Home")
@@ -699,6 +726,20 @@ def test_on_a_phone_sliders_are_touch_targets_with_tick_labels_and_the_caption_f
             assert not (problems := layout_problems(moved)), f"{path} after Home on {k}:\n" + "\n".join(problems)
             assert [c["output"] for c in moved if c["param"] == k] != [c["output"] for c in first if c["param"] == k]
         assert not errors, f"{path}: {errors}"
+    finally:
+        ctx.close()
+
+
+def test_axis_labels_in_e_notation_or_mixed_are_caught(explore_browser):
+    assert axis_problems(["10⁻²", "10⁷", "10¹⁶", "20", "40"]) == []
+    assert axis_problems(["1", "2", "5", "10", "0.5"]) == []
+    assert axis_problems(["1e+01", "1e-02"]) and axis_problems(["10⁻²", "0.1", "1", "10"])
+    [(lang, src, i, names)] = [c for c in LIVE_CASES if c[0] == SITE.default and "scaling" in c[3]]
+    ctx, page, _ = _open(explore_browser, _page_path(lang, src), width=390,  # labels from Python-style formats
+                         script=lambda js: js.replace("if (!few) return decade(v);", "if (!few) return pyFormat(v, '.0e');"))
+    try:
+        page.wait_for_selector(f'figure[data-explore="{names}"] .explore-chart canvas')
+        assert any("e-notation" in p for p in axis_problems(_axis_texts(page, names)))
     finally:
         ctx.close()
 

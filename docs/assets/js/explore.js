@@ -326,8 +326,12 @@
       return [].concat.apply([], seriesKeys.map(function (k) { return fr.series[k]; }));
     }))));
 
+    function decadesShown() {  // the whole decades of the y range
+      return [Math.floor(Math.log10(yRange[0]) + 1e-9), Math.ceil(Math.log10(yRange[1]) - 1e-9)];
+    }
+
     function ticksLog() {  // a log axis: grid and labels at whole decades (and at 2 and 5 if it spans few)
-      var e0 = Math.floor(Math.log10(yRange[0]) + 1e-9), e1 = Math.ceil(Math.log10(yRange[1]) - 1e-9);
+      var e0 = decadesShown()[0], e1 = decadesShown()[1];
       var every = Math.max(1, Math.ceil((e1 - e0) / 6)), out = [];
       for (var e = e0; e <= e1; e += every) {
         (e1 - e0 <= 2 ? [1, 2, 5] : [1]).forEach(function (m) {
@@ -361,7 +365,7 @@
         axes: [Object.assign({label: text.x}, axis),
                Object.assign({size: 64, space: 18, splits: data.y.log ? ticksLog : undefined,
                               values: function (u, splits) {
-                                var few = splits.length > 1 && splits[1] / splits[0] < 9;  // 1, 2, 5, 10, …
+                                var few = decadesShown()[1] - decadesShown()[0] <= 2;  // 1, 2, 5, 10, … (as ticksLog)
                                 return splits.map(function (v) { return v === null ? "" : tickLabel(v, few); });
                               }}, axis)],
         series: [{label: text.x}].concat(
