@@ -9,6 +9,15 @@
  * Left/Right move from point to point and the values are announced, with the digits the block
  * prints (the file's y.format, a Python format spec). Every string comes from the file's labels
  * (the snippet's LABELS) or from extra.strings.explore of the page's language.
+ *
+ * A file may also compute (a "live" figure): its "controls" make a parameter a continuous slider
+ * (min, max, step, the tick labels), and its "live" names a model below, MODELS, that computes series
+ * in the browser from the file's "inputs" at any position of the sliders. The file's frames are then
+ * the block's own values at the positions it sampled: there the computed series must equal them
+ * (tests/test_explorables.py), and a series the model does not compute is drawn from the frame at
+ * exactly that position (nothing in between), or from the file's "fixed" series. One readout (under
+ * the chart) shows the point the pointer or the keyboard is on; a caption's
+ * <span data-explore-value="param"> shows the position of that parameter's slider.
  */
 (function () {
   "use strict";
@@ -57,6 +66,63 @@
     return node;
   }
 
+  // Models of live figures: (inputs, params, x) -> {series key: values at each x}. Each computes what
+  // the block that writes its file computes; the block's frames pin it at the sampled positions.
+  var MODELS = {
+    // residual-scaling: the expected input-gradient gain of L blocks x + alpha F(x), (1 + c alpha^2)^(L/2)
+    "residual-gain-theory": function (inp, p, x) {
+      return {theory: x.map(function (L) { return Math.pow(1 + inp.c * p.alpha * p.alpha, L / 2); })};
+    },
+    // residual-frontier: the gain (largest absolute row or column sum) of the product of the first l
+    // mixing matrices: I + sigma G (HC) and Sinkhorn-Knopp on exp(scale z), rows then columns (mHC)
+    "mixing-composite-gain": function (inp, p, x) {
+      var n = inp.n, nn = n * n, depth = inp.noise.length / nn;
+      function mats(make) { var out = []; for (var l = 0; l < depth; l++) out.push(make(l)); return out; }
+      function gains(ms) {
+        var prod = [], out = [1], i, j, k;
+        for (i = 0; i < nn; i++) prod.push(i % (n + 1) === 0 ? 1 : 0);
+        ms.forEach(function (m) {
+          var next = [];
+          for (i = 0; i < n; i++) for (j = 0; j < n; j++) {
+            var acc = 0;
+            for (k = 0; k < n; k++) acc += m[i * n + k] * prod[k * n + j];
+            next.push(acc);
+          }
+          prod = next;
+          var best = 0;
+          for (i = 0; i < n; i++) {
+            var row = 0, col = 0;
+            for (j = 0; j < n; j++) { row += Math.abs(prod[i * n + j]); col += Math.abs(prod[j * n + i]); }
+            best = Math.max(best, row, col);
+          }
+          out.push(best);
+        });
+        return out.slice(0, x.length);
+      }
+      var hc = mats(function (l) {
+        return inp.noise.slice(l * nn, (l + 1) * nn).map(function (q, i) {
+          return (i % (n + 1) === 0 ? 1 : 0) + inp.sigma * (q / inp.grid);
+        });
+      });
+      var mhc = mats(function (l) {
+        var m = inp.z.slice(l * nn, (l + 1) * nn).map(function (q) { return Math.exp(p.scale * (q / inp.grid)); });
+        for (var t = 0; t < p.iters; t++) {
+          var i, j, sum;
+          for (i = 0; i < n; i++) {
+            for (sum = 0, j = 0; j < n; j++) sum += m[i * n + j];
+            for (j = 0; j < n; j++) m[i * n + j] /= sum;
+          }
+          for (j = 0; j < n; j++) {
+            for (sum = 0, i = 0; i < n; i++) sum += m[i * n + j];
+            for (i = 0; i < n; i++) m[i * n + j] /= sum;
+          }
+        }
+        return m;
+      });
+      return {hc: gains(hc), sinkhorn: gains(mhc)};
+    },
+  };
+
   function join(files, figure) {  // the frames of every file; x, y and labels must agree
     var first = files[0];
     files.forEach(function (f) {
@@ -73,7 +139,14 @@
         if (values[k].indexOf(fr.params[k]) < 0) values[k].push(fr.params[k]);
       });
     });
-    return {x: first.x, y: first.y, labels: first.labels, frames: frames, keys: keys, values: values};
+    var controls = first.controls || {};
+    Object.keys(controls).forEach(function (k) {
+      if (!(k in values)) { keys.push(k); values[k] = []; }
+    });
+    if (first.live && !MODELS[first.live])
+      throw new Error("explore.js: " + figure.id + ": no model " + first.live);
+    return {x: first.x, y: first.y, labels: first.labels, frames: frames, keys: keys, values: values,
+            controls: controls, live: first.live, inputs: first.inputs, fixed: first.fixed || {}};
   }
 
   var seen = 0;
@@ -93,49 +166,93 @@
     var text = data.labels[lang];
     if (!text) throw new Error("explore.js: " + figure.id + ": no labels for " + lang);
     var id = "explore-" + (++seen);
-    var state = {};
-    data.keys.forEach(function (k) { state[k] = 0; });
+    var state = {};  // a continuous control holds its value, a discrete one the index of its value
+    data.keys.forEach(function (k) {
+      var c = data.controls[k];
+      state[k] = c ? (c.value !== undefined ? c.value : c.min) : 0;
+    });
     var start = JSON.parse(figure.getAttribute("data-start") || "{}");  // the frame the static SVG shows
     Object.keys(start).forEach(function (k) {
-      if (k in state && data.values[k].indexOf(start[k]) >= 0) state[k] = data.values[k].indexOf(start[k]);
+      if (!(k in state)) return;
+      if (data.controls[k]) state[k] = start[k];
+      else if (data.values[k].indexOf(start[k]) >= 0) state[k] = data.values[k].indexOf(start[k]);
     });
-    var seriesKeys = Object.keys(data.frames[0].series);
+    var seriesKeys = data.live ? Object.keys(text.series) : Object.keys(data.frames[0].series);
     // the language's punctuation (extra.strings.explore): "：" after a label in Chinese, and what a
     // readout shows before the reader points at the chart
     var colon = strings.colon || ": ", none = strings.none === undefined ? "–" : strings.none;
 
-    function shown(key, value) {
-      var names = text.values || {};
-      return typeof value === "number" ? pyFormat(value, "." + 6 + "g") : (names[value] || String(value));
+    function value(k) { return data.controls[k] ? state[k] : data.values[k][state[k]]; }
+
+    function params() {
+      var out = {};
+      data.keys.forEach(function (k) { out[k] = value(k); });
+      return out;
     }
 
-    function frame() {
+    function shown(key, v) {
+      var names = text.values || {};
+      return typeof v === "number" ? pyFormat(v, "." + 6 + "g") : (names[v] || String(v));
+    }
+
+    function frame() {  // the block's frame at exactly this position, if it sampled it
       return data.frames.find(function (fr) {
-        return data.keys.every(function (k) { return fr.params[k] === data.values[k][state[k]]; });
+        return data.keys.every(function (k) { return fr.params[k] === value(k); });
       });
+    }
+
+    function series() {  // what is drawn at this position: computed (live), or the frame's
+      var fr = frame();
+      if (!data.live) return fr.series;
+      var out = MODELS[data.live](data.inputs, params(), data.x);
+      seriesKeys.forEach(function (s) {
+        if (s in out) return;
+        out[s] = data.fixed[s] || (fr && fr.series[s]) || data.x.map(function () { return null; });
+      });
+      return out;
     }
 
     var box = el("div", {"class": "explore", id: id});
     var controls = el("div", {"class": "explore-controls"});
     data.keys.forEach(function (k) {
-      if (data.values[k].length < 2) return;
+      var c = data.controls[k];
+      if (!c && data.values[k].length < 2) return;
       var row = el("div", {"class": "explore-control"});
-      var input = el("input", {type: "range", id: id + "-" + k, min: 0, max: data.values[k].length - 1,
-                               step: 1, value: state[k], "data-param": k});
+      var input = el("input", c ? {type: "range", id: id + "-" + k, min: c.min, max: c.max, step: c.step,
+                                   value: state[k], "data-param": k, list: id + "-" + k + "-ticks"}
+                                : {type: "range", id: id + "-" + k, min: 0, max: data.values[k].length - 1,
+                                   step: 1, value: state[k], "data-param": k, list: id + "-" + k + "-ticks"});
       var label = el("label", {"for": input.id}, text.params[k]);
       var out = el("output", {"for": input.id, "aria-live": "polite"});
+      // tick labels under the slider: a continuous control's "ticks", or every value of a discrete one;
+      // tick marks (a datalist) where the block ran: its frames' values
+      var ticks = c ? c.ticks || [c.min, c.max] : data.values[k];
+      var list = el("datalist", {id: input.id + "-ticks"});
+      data.values[k].forEach(function (v, i) { list.appendChild(el("option", {value: c ? v : i})); });
+      var scale = el("div", {"class": "explore-ticks", "aria-hidden": "true"});
+      ticks.forEach(function (t, i) {
+        var at = c ? (t - c.min) / (c.max - c.min) : (ticks.length > 1 ? i / (ticks.length - 1) : 0);
+        var tick = el("span", {style: "left:" + (100 * at) + "%"}, shown(k, t));
+        if (at <= 0) tick.classList.add("explore-tick-first");
+        if (at >= 1) tick.classList.add("explore-tick-last");
+        scale.appendChild(tick);
+      });
+      var slider = el("div", {"class": "explore-slider"});
+      slider.append(input, scale, list);
       function update() {
-        state[k] = +input.value;
-        out.textContent = shown(k, data.values[k][state[k]]);
-        input.setAttribute("aria-valuetext", out.textContent);
+        state[k] = c ? parseFloat(input.value) : +input.value;
+        row.update();
         draw();
       }
       input.addEventListener("input", update);
-      row.append(label, input, out);
+      row.append(label, slider, out);
       controls.appendChild(row);
       row.update = function () {
-        out.textContent = shown(k, data.values[k][state[k]]);
+        out.textContent = shown(k, value(k));
         input.setAttribute("aria-valuetext", out.textContent);
+        figure.querySelectorAll('figcaption [data-explore-value="' + k + '"]').forEach(function (span) {
+          span.textContent = out.textContent;
+        });
       };
       row.update();
     });
@@ -151,7 +268,7 @@
     box.append(controls, yLabel, chartBox, point, details);
     figure.insertBefore(box, figure.querySelector("figcaption"));
 
-    var plot = null, cursor = null;
+    var plot = null, cursor = null, current = null;
 
     var palette = (figure.getAttribute("data-colors") || "blue red orange green gray").split(/\s+/);
     var dashed = (figure.getAttribute("data-dashed") || "").split(/\s+/);
@@ -165,7 +282,9 @@
               })};
     }
 
-    function renderTable(fr) {  // what the chart was given, as text with the printed digits
+    function formatted(v) { return v === null || v === undefined ? none : pyFormat(v, data.y.format); }
+
+    function renderTable(ser) {  // what the chart was given, as text with the printed digits
       table.textContent = "";
       var head = el("tr");
       head.appendChild(el("th", {scope: "col"}, text.x));
@@ -175,32 +294,60 @@
       data.x.forEach(function (x, i) {
         var tr = el("tr");
         tr.appendChild(el("th", {scope: "row"}, String(x)));
-        seriesKeys.forEach(function (s) { tr.appendChild(el("td", {}, pyFormat(fr.series[s][i], data.y.format))); });
+        seriesKeys.forEach(function (s) { tr.appendChild(el("td", {}, formatted(ser[s][i]))); });
         tbody.appendChild(tr);
       });
       table.append(thead, tbody);
     }
 
-    function announce(i) {
-      var fr = frame();
+    function announce(i) {  // the one readout: the point the keyboard or the pointer is on (else the last)
       point.textContent = text.x + " " + data.x[i] + colon + seriesKeys.map(function (s) {
-        return text.series[s] + " " + pyFormat(fr.series[s][i], data.y.format);
+        return text.series[s] + " " + formatted(current[s][i]);
       }).join(" · ");
     }
 
-    var all = [].concat.apply([], data.frames.map(function (fr) {  // one y range for every frame
-      return [].concat.apply([], seriesKeys.map(function (k) { return fr.series[k]; }));
-    })).filter(function (v) { return v !== null && (!data.y.log || v > 0); });
-    var lo = Math.min.apply(null, all), hi = Math.max.apply(null, all);
-    var yRange = data.y.log
-      ? [Math.pow(10, Math.floor(Math.log10(lo))), Math.pow(10, Math.ceil(Math.log10(hi)))]
-      : [lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo)];
+    function finite(values) {
+      return values.filter(function (v) { return v !== null && isFinite(v) && (!data.y.log || v > 0); });
+    }
 
-    function decades() {  // a log axis: grid and labels at whole decades, at most about seven
-      var e0 = Math.round(Math.log10(yRange[0])), e1 = Math.round(Math.log10(yRange[1]));
+    function range(values) {
+      var lo = Math.min.apply(null, values), hi = Math.max.apply(null, values);
+      if (data.y.log) {
+        lo = Math.pow(10, Math.floor(Math.log10(lo)));
+        hi = Math.pow(10, Math.ceil(Math.log10(hi)));
+        return [lo, hi > lo ? hi : lo * 10];
+      }
+      return hi > lo ? [lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo)] : [lo - 1, hi + 1];
+    }
+
+    // the y range: the file's fixed one ("range"), or one for every frame, or (y.fit "shown") the
+    // curves at this position
+    var yRange = data.y.range ? data.y.range.slice() : data.live ? null : range(finite([].concat.apply([], data.frames.map(function (fr) {
+      return [].concat.apply([], seriesKeys.map(function (k) { return fr.series[k]; }));
+    }))));
+
+    function decadesShown() {  // the whole decades of the y range
+      return [Math.floor(Math.log10(yRange[0]) + 1e-9), Math.ceil(Math.log10(yRange[1]) - 1e-9)];
+    }
+
+    function ticksLog() {  // a log axis: grid and labels at whole decades (and at 2 and 5 if it spans few)
+      var e0 = decadesShown()[0], e1 = decadesShown()[1];
       var every = Math.max(1, Math.ceil((e1 - e0) / 6)), out = [];
-      for (var e = e0; e <= e1; e += every) out.push(Math.pow(10, e));
+      for (var e = e0; e <= e1; e += every) {
+        (e1 - e0 <= 2 ? [1, 2, 5] : [1]).forEach(function (m) {
+          var v = m * Math.pow(10, e);
+          if (v >= yRange[0] * (1 - 1e-9) && v <= yRange[1] * (1 + 1e-9)) out.push(v);
+        });
+      }
       return out;
+    }
+
+    function tickLabel(v, few) {  // as the static figure writes it: 10⁻⁴ at whole decades, 0.5 or 20 on a short axis; never 1e-04
+      if (!data.y.log) return pyFormat(v, ".3g");
+      var e = Math.floor(Math.log10(v) + 1e-9), m = Math.round(v / Math.pow(10, e));
+      if (!few) return decade(v);
+      if (e < -2 || e > 3) return (m === 1 ? "" : m + "×") + decade(Math.pow(10, e));
+      return pyFormat(v, ".3g");
     }
 
     function options(width) {
@@ -210,32 +357,38 @@
         width: width, height: Math.max(220, Math.min(340, Math.round(width * 0.6))),
         scales: {x: {time: false}, y: Object.assign({range: function () { return yRange.slice(); }},
                                                    data.y.log ? {distr: 3} : {})},
-        legend: {live: true},
+        legend: {live: false},  // one readout: the line under the chart, not the legend too
         cursor: {drag: {x: false, y: false}},
+        hooks: {setCursor: [function (u) {
+          if (u.cursor.idx !== null && u.cursor.idx !== undefined) { cursor = u.cursor.idx; announce(cursor); }
+        }]},
         axes: [Object.assign({label: text.x}, axis),
-               Object.assign({size: 56, space: 18, splits: data.y.log ? decades : undefined,
+               Object.assign({size: 64, space: 18, splits: data.y.log ? ticksLog : undefined,
                               values: function (u, splits) {
-                                return splits.map(function (v) { return v === null ? "" : data.y.log ? decade(v) : pyFormat(v, ".3g"); });
+                                var few = decadesShown()[1] - decadesShown()[0] <= 2;  // 1, 2, 5, 10, … (as ticksLog)
+                                return splits.map(function (v) { return v === null ? "" : tickLabel(v, few); });
                               }}, axis)],
-        series: [{label: text.x, value: function (u, v) { return v === null ? none : String(v); }}].concat(
+        series: [{label: text.x}].concat(
           seriesKeys.map(function (s, i) {
             return {label: text.series[s], stroke: c.series[i], width: 2, points: {show: false},
-                    dash: dashed.indexOf(s) >= 0 ? [6, 4] : undefined,
-                    value: function (u, v) { return v === null ? none : pyFormat(v, data.y.format); }};
+                    dash: dashed.indexOf(s) >= 0 ? [6, 4] : undefined};
           })),
       };
     }
 
     function draw() {
-      var fr = frame();
-      controls.querySelectorAll(".explore-control").forEach(function (row) { row.update(); });
-      var rows = [data.x].concat(seriesKeys.map(function (s) { return fr.series[s]; }));
+      current = series();
+      if (data.live && !data.y.range) {
+        yRange = range(finite([].concat.apply([], seriesKeys.map(function (s) { return current[s]; }))));
+      }
+      var rows = [data.x].concat(seriesKeys.map(function (s) { return current[s]; }));
       if (plot) plot.setData(rows); else {
         plot = new uPlot(options(chartBox.clientWidth || figure.clientWidth), rows, chartBox);
       }
-      renderTable(fr);
-      figure.setAttribute("data-frame", JSON.stringify(fr.params));
-      if (cursor !== null) announce(cursor);
+      renderTable(current);
+      figure.setAttribute("data-frame", JSON.stringify(params()));
+      figure.exploreSeries = current;  // what the chart draws, at full precision (the tests read it)
+      announce(cursor === null ? data.x.length - 1 : cursor);
     }
 
     function rebuild() {  // a new width or colour scheme: a new chart, same frame
@@ -249,7 +402,8 @@
       if (next === undefined || !plot) return;
       event.preventDefault();
       cursor = Math.max(0, Math.min(n - 1, next));
-      plot.setCursor({left: plot.valToPos(data.x[cursor], "x"), top: plot.valToPos(frame().series[seriesKeys[0]][cursor], "y")});
+      var y = current[seriesKeys[0]][cursor];
+      plot.setCursor({left: plot.valToPos(data.x[cursor], "x"), top: y === null ? 0 : plot.valToPos(y, "y")});
       announce(cursor);
     });
 
