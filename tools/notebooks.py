@@ -202,6 +202,8 @@ _CJK = re.compile(r"[\u2e80-\u2fff\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-
 _WIDE_PUNCT = "，。；：、（）“”‘’！？《》〈〉【】「」『』—…～\u3000"
 _HTML_CODE = re.compile(r"<code>(.*?)</code>", re.S)  # in an HTML caption
 _HTML_TAG = re.compile(r"</?[a-zA-Z][\w-]*(?:\s[^<>]*)?>")
+# a caption's live slider value (explore.js): the notebook shows the static figure, so its value stays as text
+_EXPLORE_VALUE = re.compile(r'<span data-explore-value="[^"]*">(.*?)</span>', re.S)
 
 
 @dataclass
@@ -333,7 +335,8 @@ def _convert(md: str, lang: str, slug: str, where: str, keep: _Protected, nested
                 else:
                     buffer.extend(["", f"![{m['alt']}]({m['src']})", ""])
             if caption:
-                text = _HTML_CODE.sub(lambda m: "`" + html.unescape(m[1]) + "`", caption["text"])
+                text = _EXPLORE_VALUE.sub(r"\1", caption["text"])
+                text = _HTML_CODE.sub(lambda m: "`" + html.unescape(m[1]) + "`", text)
                 text = [ln.strip() for ln in text.strip().split("\n")]
                 text[0] = site_facts.load().text(lang, "notebook_caption").format(caption=text[0])
                 buffer.extend(["", *text, ""])
