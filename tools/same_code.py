@@ -4,11 +4,11 @@ When an experiment is split into blocks that differ in one setting (one depth or
 block, so each fits the time budget of one block), the page shows the first block whole and each
 other one collapsed under a title that names the changed line:
 
-    --8<-- "add-and-norm/warmup-post-ln.md"
+    --8<-- "warmup-and-depth/warmup-post-ln.md"
 
     ??? example "The same code with `PLACEMENT = 'Pre-LN'`"
 
-        --8<-- "add-and-norm/warmup-pre-ln.md:code"
+        --8<-- "warmup-and-depth/warmup-pre-ln.md:code"
 
 A reader takes the title at its word and skips the collapsed code. So this module checks the word:
 the collapsed block's code equals the code of the page's last whole include before it, except for
