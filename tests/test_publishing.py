@@ -661,7 +661,8 @@ def test_a_marker_without_its_results_fails_the_build_and_a_new_block_shows_as_n
         config.theme["language"] = lang
         before[lang] = unmeasured(compat_hook.on_page_markdown("x\n<!-- compat-table -->\n", page, config, None),
                                   compat_hook._labels(lang))
-    (copy / "snippets" / "practice" / "float16-ceiling.md").write_text(
+    # a name that sorts first, so the note names it among its first compat_hook.NAMED blocks (the rest are counted)
+    (copy / "snippets" / "add-and-norm" / "a-float16-ceiling.md").write_text(
         f"```python\nprint(65504)\n```\n{snippets.MARKER}\n```text\n65504\n```\n", encoding="utf-8")
     now = compat_hook.today(copy)
     assert compat_results_problems(result, now) == []
@@ -670,7 +671,7 @@ def test_a_marker_without_its_results_fails_the_build_and_a_new_block_shows_as_n
         shown = compat_hook.on_page_markdown("x\n<!-- compat-table -->\n", page, config, None)
         after = unmeasured(shown, compat_hook._labels(lang))
         assert after == [n + 1 for n in before[lang]], (before[lang], after, shown)  # one more, in every row
-        assert "`snippets/practice/float16-ceiling.md`" in shown, shown
+        assert "`snippets/add-and-norm/a-float16-ceiling.md`" in shown, shown
         assert shown == "x\n" + compat_hook.table(lang, result, now).strip() + "\n"
 
 
