@@ -150,20 +150,24 @@ def read_page(article: str, name: str, codes: dict[str, str] | None = None) -> P
     return page
 
 
-def pages(site: Path, facts: site_facts.Facts | None = None) -> list[Page]:
-    """Every chapter page of every language of a built site."""
-    facts = facts or site_facts.load()
-    out = []
+def _chapters(site: Path, facts: site_facts.Facts):
+    """(name ``docs/<lang>/<slug>.md``, its built HTML or None, the snippet codes it includes) of every chapter."""
     for lang in facts.languages:
         for slug in sources.chapters(lang, facts.docs):
             built = site / facts.url_of(lang, f"{slug}.md") / "index.html"
-            name = f"docs/{lang}/{slug}.md"
-            if not built.exists():
-                out.append(Page(name, unmarked=[-1]))
-                continue
-            m = _ARTICLE.search(built.read_text(encoding="utf-8"))
             codes = snippet_codes(sources.includes(sources.read(lang, f"{slug}.md", facts.docs)))
-            out.append(read_page(m.group(0) if m else "", name, codes))
+            yield f"docs/{lang}/{slug}.md", built.read_text(encoding="utf-8") if built.exists() else None, codes
+
+
+def pages(site: Path, facts: site_facts.Facts | None = None) -> list[Page]:
+    """Every chapter page of every language of a built site."""
+    out = []
+    for name, built, codes in _chapters(site, facts or site_facts.load()):
+        if built is None:
+            out.append(Page(name, unmarked=[-1]))
+            continue
+        m = _ARTICLE.search(built)
+        out.append(read_page(m.group(0) if m else "", name, codes))
     return out
 
 
@@ -202,15 +206,8 @@ def copy_problems(article: str, name: str, codes: dict[str, str]) -> list[str]:
 
 
 def all_copy_problems(site: Path, facts: site_facts.Facts | None = None) -> list[str]:
-    facts = facts or site_facts.load()
-    out = []
-    for lang in facts.languages:
-        for slug in sources.chapters(lang, facts.docs):
-            built = site / facts.url_of(lang, f"{slug}.md") / "index.html"
-            if built.exists():
-                codes = snippet_codes(sources.includes(sources.read(lang, f"{slug}.md", facts.docs)))
-                out += copy_problems(built.read_text(encoding="utf-8"), f"docs/{lang}/{slug}.md", codes)
-    return out
+    return [p for name, built, codes in _chapters(site, facts or site_facts.load()) if built is not None
+            for p in copy_problems(built, name, codes)]
 
 
 # Measured in the browser on the page as loaded (collapsed content closed): the share of the article's height
