@@ -66,26 +66,30 @@ def test_a_folded_block_that_copies_less_fails_naming_the_page():
         f"{name}: folded Python block 1 copies 47 lines that are no snippet's whole code (hooks/code_folds.py, data-copy)"]
 
 
-def test_visible_code_is_at_most_35_percent_of_each_chapter_height(own_browser):
+def test_visible_code_is_at_most_35_percent_of_each_chapter_height_and_30_screens(own_browser):
     browser, base = own_browser
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")
-    bad, seen = [], {}
+    width, height = code_share.SCREEN
+    ctx = browser.new_context(viewport={"width": width, "height": height}, service_workers="block")
+    bad = []
     try:
         page = ctx.new_page()
         for name in CHAPTERS:
             lang, slug = name.split("/")[1], name.split("/")[2][:-3]
             page.goto(base + SITE.url_of(lang, f"{slug}.md"), wait_until="load")
             page.evaluate("document.fonts.ready.then(() => true)")
-            got = page.evaluate(code_share.HEIGHT_JS)
-            share = got["code"] / got["article"]
-            seen[name] = share
-            if share > code_share.HEIGHT_SHARE:
-                bad.append(f"{name}: visible code is {share:.0%} of the page's height at 1280 px "
-                           f"(at most {code_share.HEIGHT_SHARE:.0%}): fold long steps, split blocks, or move "
-                           "the variants into collapsed blocks")
+            bad += code_share.height_problems(name, page.evaluate(code_share.HEIGHT_JS))
     finally:
         ctx.close()
     assert not bad, "\n".join(bad)
+
+
+def test_a_page_too_long_or_too_much_code_fails_naming_it():
+    name, screen = "docs/en/residual-frontier.md", code_share.SCREEN[1]
+    assert code_share.height_problems(name, {"code": 0.3 * 29 * screen, "article": 29 * screen}) == []
+    long_ = code_share.height_problems(name, {"code": 0.3 * 31 * screen, "article": 31 * screen})
+    assert len(long_) == 1 and long_[0].startswith(f"{name}: the page is 31.0 desktop screens long")
+    code = code_share.height_problems(name, {"code": 0.36 * 20 * screen, "article": 20 * screen})
+    assert len(code) == 1 and code[0].startswith(f"{name}: visible code is 36% of the page's height")
 
 
 def test_a_folded_block_copies_whole(own_browser):

@@ -31,6 +31,8 @@ from tools import sources
 PLUMBING_SHARE = 0.02
 LONGEST = 60
 HEIGHT_SHARE = 0.35
+SCREENS = 30  # a chapter's height at most, in desktop screens (1280 x 800), collapsed content closed
+SCREEN = (1280, 800)
 PLUMBING = [(re.compile(p), what) for p, what in (
     (r"^\s*LABELS\s*=", "a label table"),
     (r"svg\.hashsalt|svg\.fonttype|plt\.rc_context\(", "SVG settings"),
@@ -222,6 +224,20 @@ HEIGHT_JS = """() => {
   }
   return {code: code, article: article.getBoundingClientRect().height};
 }"""
+
+
+def height_problems(name: str, measured: dict) -> list[str]:
+    """What :data:`HEIGHT_JS` measured on a chapter at :data:`SCREEN`'s width, against the two limits: visible code
+    at most :data:`HEIGHT_SHARE` of the page's height, the page at most :data:`SCREENS` screens long."""
+    out = []
+    share, screens = measured["code"] / measured["article"], measured["article"] / SCREEN[1]
+    if share > HEIGHT_SHARE:
+        out.append(f"{name}: visible code is {share:.0%} of the page's height at {SCREEN[0]} px (at most "
+                   f"{HEIGHT_SHARE:.0%}): fold long steps, split blocks, or move the variants into collapsed blocks")
+    if screens > SCREENS:
+        out.append(f"{name}: the page is {screens:.1f} desktop screens long ({SCREEN[0]} x {SCREEN[1]}, collapsed "
+                   f"content closed; at most {SCREENS}): split the chapter, or collapse a digression into a note")
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
