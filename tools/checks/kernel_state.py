@@ -5,7 +5,7 @@ runs each block alone in a fresh process, on every reader machine. A cell can pr
 the notebook than alone only through what earlier cells left in the kernel:
 
 * process state (default dtype, print options, rcParams, threads, cwd, ...): the runner records what
-  each block leaves behind (``tools/_worker.global_state``) and a block that leaves any fails;
+  each block leaves behind (``tools/runner/worker.global_state``) and a block that leaves any fails;
 * random state: the runner reseeds every block from the OS, so a block whose output depends on draws
   it did not seed itself fails there;
 * the shared namespace, checked here. A block that reads a name it does not bind raises NameError

@@ -43,7 +43,9 @@ import nbformat
 
 from hooks import notebook_figures, site_facts, snippet_files
 from hooks.compat import PACKAGES
-from tools import compat, exercises, snippets, sources
+from tools import exercise_section, sources
+from tools.runner import selection
+from tools.generators import compat
 from tools.files import write_atomic
 
 ROOT = site_facts.ROOT
@@ -402,7 +404,7 @@ def notebook_markdown(md: str, lang: str, slug: str) -> str:
 def _code_cells(item: str, snippet_dir: Path, taken: set[str], count: int) -> list:
     """The code cells of one included snippet (numbered from ``count + 1``), with verified outputs."""
     cells = []
-    for block in snippets.extract(snippet_dir / item):
+    for block in selection.extract(snippet_dir / item):
         count += 1
         cell = nbformat.v4.new_code_cell(strip_annotations(block.code).rstrip("\n"), id=_cell_id("code-", Path(item).stem, taken))
         cell.execution_count = count
@@ -466,18 +468,18 @@ class _Cells:
                 self.text(part, cid)
 
 
-def _exercise_cells(section: exercises.Section, out: _Cells) -> list[str]:
+def _exercise_cells(section: exercise_section.Section, out: _Cells) -> list[str]:
     """The exercises where the page has them (each one's heading and task), then the solutions at the end,
     after the language's "solutions" heading: a reader who runs the notebook meets the tasks first.
     Returns the ids of the headings added, in order."""
     lang, slug = out.lang, out.slug
-    words = exercises.strings(lang)
+    words = exercise_section.strings(lang)
     ids: list[str] = []
     for n, ex in enumerate(section.exercises, 1):
         hid = ex.id or f"exercise-{n}"
         if n == 1:
-            out.text(f"## {section.heading}", exercises.SECTION_ID)
-            ids.append(exercises.SECTION_ID)
+            out.text(f"## {section.heading}", exercise_section.SECTION_ID)
+            ids.append(exercise_section.SECTION_ID)
         out.text(f"### {ex.heading}", hid)
         ids.append(hid)
         out.add(page_cells(ex.task, lang, slug, f"{out.where}:{ex.line}"), hid)
@@ -491,11 +493,11 @@ def _exercise_cells(section: exercises.Section, out: _Cells) -> list[str]:
     return ids
 
 
-def build(lang: str, slug: str, docs: Path | None = None, snippet_dir: Path = snippets.SNIPPETS):
+def build(lang: str, slug: str, docs: Path | None = None, snippet_dir: Path = selection.SNIPPETS):
     """The notebook of one chapter page, as a nbformat node."""
     where = f"docs/{lang}/{slug}.md"
     text = sources.read(lang, f"{slug}.md", docs)
-    section = exercises.parse(text)
+    section = exercise_section.parse(text)
     if section is not None:  # its cells come last (the section closes the chapter)
         if _FIGURE.search(text, section.start, section.end):
             raise ValueError(f"{where} shows a figure in its exercises: a notebook has no place for it")
@@ -541,7 +543,7 @@ def render(nb) -> str:
     return nbformat.writes(nb) + "\n"
 
 
-def expected(docs: Path | None = None, snippet_dir: Path = snippets.SNIPPETS) -> dict[Path, str]:
+def expected(docs: Path | None = None, snippet_dir: Path = selection.SNIPPETS) -> dict[Path, str]:
     """Every notebook that should exist, with its content."""
     out = {}
     for lang in site_facts.load().languages:
@@ -559,7 +561,7 @@ def _rel(path: Path) -> str:
     return path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else str(path)
 
 
-def problems(docs: Path | None = None, snippet_dir: Path = snippets.SNIPPETS) -> list[str]:
+def problems(docs: Path | None = None, snippet_dir: Path = selection.SNIPPETS) -> list[str]:
     """Notebooks that are stale, missing or belong to no chapter, each named."""
     want = expected(docs, snippet_dir)
     found = []
@@ -578,7 +580,7 @@ def problems(docs: Path | None = None, snippet_dir: Path = snippets.SNIPPETS) ->
     return found
 
 
-def write(docs: Path | None = None, snippet_dir: Path = snippets.SNIPPETS) -> list[str]:
+def write(docs: Path | None = None, snippet_dir: Path = selection.SNIPPETS) -> list[str]:
     """Write every notebook that differs, delete orphans; return what changed."""
     want = expected(docs, snippet_dir)
     changed = []
