@@ -22,7 +22,7 @@ that run trustworthy:
   processes, no global state left behind) and what it printed and saved is left in that folder
   (``tools.runner.execution.recorded`` reads it): this run is then the suite's native reader machine.
 
-(``tools/snippets.py`` is the stricter runner, with a network and write guard and every reader machine.)
+(``tools/runner/`` is the stricter runner, with a network and write guard and every reader machine.)
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Shared fixtures, and the suite's schedule: the slow work starts at once, in the background.
 
 The slow work of the suite is done by other processes: the strict build (``mkdocs build``), the snippet
-runs on each reader machine (``tools/snippets.py``), pytest-codeblocks' own run over ``snippets/``.
+runs on each reader machine (``tools/runner/``), pytest-codeblocks' own run over ``snippets/``.
 As the session starts, every one of them that a selected test needs is started in a thread of its own
 (``Background``), so the two cores are busy with them while the tests that need none of them run; a
 fixture then waits for its job's result. So are the clean scratch builds (``ScratchBuilds.PREFETCH``), and

@@ -2,7 +2,7 @@
 
 For the snippet files named (and those the named pages include), their blocks run on the native machine
 and are compared with the outputs they show, the figures they draw and the explorable data they write
-(``tools/snippets.py``: ``reconcile``, the tests' own comparison), and their verdicts are checked. For the
+(``tools/runner/refresh.py``: ``reconcile``, the tests' own comparison), and their verdicts are checked. For the
 named pages, and the pages that include a named snippet file, in every language (the languages are
 compared with each other): parity, numbers, terms, verdicts, exercises, the notebooks, "the same code"
 claims and citations, each by the project's own check (``tools/*.py``), kept to what names these files.

@@ -1,6 +1,6 @@
 """What one notebook cell can hand to the cells after it in one kernel, read from the cells' code.
 
-A notebook runs its cells one after the other in one kernel; the snippet runner (``tools/snippets.py``)
+A notebook runs its cells one after the other in one kernel; the snippet runner (``tools/runner/``)
 runs each block alone in a fresh process, on every reader machine. A cell can print something else in
 the notebook than alone only through what earlier cells left in the kernel:
 
