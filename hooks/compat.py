@@ -2,7 +2,7 @@
 snippets are today.
 
 ``<!-- compat-table -->`` on a line of its own is replaced by :func:`table`: one row per environment
-``./run compat`` (tools/compat.py) measured, from ``compat/results.json``. Each measured block carries the
+``./run compat`` (tools/generators/compat.py) measured, from ``compat/results.json``. Each measured block carries the
 fingerprint of its snippet file as it was run; a snippet file whose fingerprint today is another one (a
 block added or changed since) is not counted as measured: the row says how many of today's blocks that
 environment has not measured yet, and a note names them. So the table stays true when a snippet changes,

@@ -2,7 +2,7 @@
 
 A page writes, around a figure's static SVG, ``<figure markdown="span" data-explore="a b">``: the
 names of data files under ``docs/assets/data/`` (``a.json``, ``b.json``), each written by the snippet
-that draws the figure (``tools/snippets.py`` compares them on every reader machine). On such a page,
+that draws the figure (``tools/runner/comparison.py`` compares them on every reader machine). On such a page,
 and only there, this hook puts each figure's files, as they are committed, in a
 ``<script type="application/json" class="explore-data">`` inside the figure (no request at page time,
 so it works from ``file://`` too), the page's language and its ``extra.strings.explore`` as data

@@ -38,7 +38,7 @@ from hooks import one_module  # noqa: E402
 
 one_module(__name__, __file__)
 
-# The runners' own rule for a snippet file's shape (hooks/snippet_files.py, which tools/snippets.py uses too).
+# The runners' own rule for a snippet file's shape (hooks/snippet_files.py, which tools/runner/selection.py uses too).
 # Imported now: while MkDocs loads the hooks the project folder is on sys.path, later in the build it is not.
 from hooks import snippet_files as snippets  # noqa: E402
 

@@ -1,6 +1,6 @@
 """Figures on notebook pages shown from the site's figure files, not embedded in the HTML.
 
-A notebook's figure output (``image/svg+xml``, written by ``tools/notebooks.py``) is the very SVG
+A notebook's figure output (``image/svg+xml``, written by ``tools/generators/notebooks.py``) is the very SVG
 its chapter shows from ``docs/assets/figures/<name>``; nbconvert embeds it in the page twice as
 base64 (the ``<img>`` and, after mkdocs-glightbox, its link), most of a notebook page's bytes. Each
 such output becomes ``<img class="figure">`` pointing at that file (the chapter's URL, so the

@@ -1,6 +1,6 @@
 """Chapter notebooks as pages of every language, and the links between chapter and notebook.
 
-``tools/notebooks.py`` generates ``docs/<lang>/notebooks/<slug>.ipynb`` from each chapter page;
+``tools/generators/notebooks.py`` generates ``docs/<lang>/notebooks/<slug>.ipynb`` from each chapter page;
 mkdocs-jupyter converts them to HTML (never executing them: they carry their verified outputs).
 This hook does that one job: notebook pages that work with mkdocs-static-i18n and stay light.
 (Search per language and shared assets are ``hooks/search_per_language.py`` and
@@ -160,7 +160,7 @@ _CODE_SPAN = re.compile(r"(<code\b.*?</code>)", re.S)
 
 
 def _math(cell_html: str, where: str) -> str:
-    """The formulas of a markdown cell (the chapter's prose, ``tools/notebooks.py``) as the chapter pages show
+    """The formulas of a markdown cell (the chapter's prose, ``tools/generators/notebooks.py``) as the chapter pages show
     them: MathML from ``hooks/math.py``. A ``$`` left over is an unpaired delimiter: ``PluginError``."""
     from hooks import math as math_hook  # loaded by MkDocs before this hook (mkdocs.yml lists it first)
 

@@ -1,10 +1,10 @@
 """The home pages' link to the PDF edition: ``<!-- pdf-edition -->`` on a line of its own becomes a link
 that never points at a missing file.
 
-``mkdocs build`` and ``mkdocs serve`` write no PDF (``tools/pdf.py`` prints it afterwards, from the built
+``mkdocs build`` and ``mkdocs serve`` write no PDF (``tools/site/pdf.py`` prints it afterwards, from the built
 pages), so at build time the link points at the published edition (``site_url`` as mkdocs.yml says, plus
 :func:`pdf_name`), which the Pages workflow prints before it publishes, with a note
-(``extra.strings.pdf_remote_note``) that ``./run pdf`` prints a local one. ``tools/pdf.py`` then
+(``extra.strings.pdf_remote_note``) that ``./run pdf`` prints a local one. ``tools/site/pdf.py`` then
 (``localize``) turns each home page's link into a link to the file it has just written beside
 the page (relative, with ``download``). A link the reader clicks loads nothing by itself: the offline
 promise holds either way.
@@ -27,7 +27,7 @@ one_module(__name__, __file__)
 
 MARKER = re.compile(r"^[ \t]*<!--[ \t]*pdf-edition[ \t]*-->[ \t]*$", re.M)
 FOLDER = "pdf"
-# the element the hook writes and tools/pdf.py's localize() rewrites: no span nests inside it (<a>, <small>, <code>)
+# the element the hook writes and tools/site/pdf.py's localize() rewrites: no span nests inside it (<a>, <small>, <code>)
 LINK = re.compile(r'<span class="rn-pdf-edition" data-pdf="([^"]+)">(?:(?!</?span\b).)*</span>', re.S)
 
 

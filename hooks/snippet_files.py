@@ -1,7 +1,7 @@
 """The shape of a snippet file, as every runner and the build read it: one ```python fence, then the output
 marker and one ```text fence with what it prints.
 
-Shared by ``tools/snippets.py`` (the runners, refresh) and ``hooks/includes.py`` (the build refuses an include of a
+Shared by ``tools/runner/`` (the runners, refresh) and ``hooks/includes.py`` (the build refuses an include of a
 file of another shape), so the site's hooks never import ``tools/``. Not itself a hook.
 """
 

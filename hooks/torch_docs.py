@@ -5,7 +5,7 @@ jacobian``) becomes a link to its page in the documentation of the pinned torch 
 ``https://docs.pytorch.org/docs/<major.minor>/generated/<public name>.html``.
 
 Names are found in ``hooks/data/torch-names.json``, the inventory of the pinned torch's public names
-(written from the installed torch by ``python -m tools.torch_names write``, checked against it by
+(written from the installed torch by ``python -m tools.generators.torch_names write``, checked against it by
 tests/test_docs_env.py), so that building the site needs no torch. The block's own imports (read with
 ``ast`` from the block's text) give the aliases; each dotted name in the highlighted code is linked at
 its longest prefix that the inventory holds: a class or function of a public module, or a public member
@@ -40,7 +40,7 @@ one_module(__name__, __file__)
 
 ROOT_MODULE = "torch"
 INVENTORY = Path(__file__).resolve().parent / "data" / "torch-names.json"
-FORMAT = 1  # what tools/torch_names.py writes
+FORMAT = 1  # what tools/generators/torch_names.py writes
 DOCS = "https://docs.pytorch.org/docs/{version}/generated/{name}.html"
 # Where PyTorch's docs put a name elsewhere than generated/<public name>.html (read in its docs sources):
 # torch.nn.init is one page of `autofunction`s (docs/source/nn.init.rst); nn.rst lists Parameter as
@@ -81,7 +81,7 @@ def inventory(path: Path = INVENTORY) -> dict:
     """The inventory file's contents, with ``"names"`` (:func:`expand`) and ``"version"`` (``major.minor``
     of the torch it was made from, whose docs the links go to); read again when the file changes."""
     rel = f"{path.parent.parent.name}/{path.parent.name}/{path.name}"
-    fix = "run `python -m tools.torch_names write` with the pinned torch installed (./run setup)"
+    fix = "run `python -m tools.generators.torch_names write` with the pinned torch installed (./run setup)"
     try:
         stat = path.stat()
         stamp = (str(path), stat.st_mtime_ns, stat.st_size)

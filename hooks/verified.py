@@ -3,7 +3,7 @@ the page that says how the site is verified; the verdicts in an output are shown
 
 * An output is the block pymdownx.snippets includes after ``<!--pytest-codeblocks:expected-output-->`` (the marker
   every snippet file has before its output: ``hooks/snippet_files.py``); it is the only kind of ``text`` block a
-  chapter shows (``tools/built_site.py`` refuses any other). The mark goes inside its ``<div>``, before the
+  chapter shows (``tools/checks/built_site.py`` refuses any other). The mark goes inside its ``<div>``, before the
   ``<pre>``, in the row of the output's label ("stdout" / "输出", ``assets/css/site.css``): the copy button copies
   the ``<code>`` alone.
 * Its text and tooltip are the page language's ``extra.strings.verified`` (``label``, ``title``); its link, the

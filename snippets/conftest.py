@@ -3,7 +3,7 @@
 The plugin extracts each block and compares its stdout with the output shown under it. This file makes
 that run trustworthy:
 
-* every snippet file is first checked for its shape (``tools.snippets.fence_problems``): a fence the
+* every snippet file is first checked for its shape (``tools.runner.selection.fence_problems``): a fence the
   plugin would skip (```` ``` python````, ```` ```Python````, ```` ```ipython````), a shell fence it would
   execute (```` ```bash````), a second block or an unclosed fence fails that file, naming ``file:line``,
   and none of its blocks is run (the other files still are);
@@ -11,18 +11,18 @@ that run trustworthy:
   empty working folder (figures land there, not in the repository), ``HOME`` and ``TMPDIR`` inside it,
   and random state seeded from the OS, as in a fresh interpreter. A block that never ends is stopped
   after ``--block-timeout`` CPU seconds, or ``--block-wall`` seconds of wall-clock time (by default
-  ``WALL_FACTOR`` times as many) if it waits (``tools._worker.limit_block``; its stack is shown); a block
+  ``WALL_FACTOR`` times as many) if it waits (``tools.runner.worker.limit_block``; its stack is shown); a block
   that ends its process (``os._exit(0)`` too) or crashes fails itself, and the session goes on with the others; whatever it left running is
   killed with its session;
 * a file of ``snippets/`` that is no ``.md`` snippet (``.markdown``, ``.txt``, ``.MD``: nothing would run it,
-  yet a page could include it) fails, naming itself (``tools.snippets.stray_files``);
+  yet a page could include it) fails, naming itself (``tools.runner.selection.stray_files``);
 * the session fails if the tree changed;
-* with ``RESIDUAL_NOTES_RECORD`` set to a folder (``tools.snippets.RECORD``; the test suite sets it), each
-  block is also watched as ``tools/_worker.py`` watches it (``Watch``: offline, writes only in its folder, no
+* with ``RESIDUAL_NOTES_RECORD`` set to a folder (``tools.runner.execution.RECORD``; the test suite sets it), each
+  block is also watched as ``tools/runner/worker.py`` watches it (``Watch``: offline, writes only in its folder, no
   processes, no global state left behind) and what it printed and saved is left in that folder
-  (``tools.snippets.recorded`` reads it): this run is then the suite's native reader machine.
+  (``tools.runner.execution.recorded`` reads it): this run is then the suite's native reader machine.
 
-(``tools/snippets.py`` is the stricter runner, with a network and write guard and every reader machine.)
+(``tools/runner/`` is the stricter runner, with a network and write guard and every reader machine.)
 """
 
 from __future__ import annotations
@@ -52,8 +52,8 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-from tools import snippets  # noqa: E402
-from tools._worker import PRELOAD, Watch, limit_block, snapshot, tree_changes, unlimit_block, wall_limit  # noqa: E402
+from tools.runner import execution, selection  # noqa: E402
+from tools.runner.worker import PRELOAD, Watch, limit_block, snapshot, tree_changes, unlimit_block, wall_limit  # noqa: E402
 from tools.files import remove_stale, write_atomic  # noqa: E402
 
 _TREE: dict = {}
@@ -61,12 +61,12 @@ _PLUGIN = "pytest_codeblocks.plugin"
 
 
 def pytest_addoption(parser):
-    parser.addoption("--block-timeout", type=float, default=snippets.TIMEOUT,
+    parser.addoption("--block-timeout", type=float, default=execution.TIMEOUT,
                      help="CPU seconds each code block may run under --codeblocks (default %(default)s; "
                           "its wall-clock limit is --block-wall)")
     parser.addoption("--block-wall", type=float, default=None,
                      help="seconds of wall-clock time each code block may run under --codeblocks "
-                          "(default: tools._worker.WALL_FACTOR times --block-timeout)")
+                          "(default: tools.runner.worker.WALL_FACTOR times --block-timeout)")
 
 
 def pytest_sessionstart(session):
@@ -94,7 +94,7 @@ class SnippetShape(pytest.File):
 
 class SnippetShapeItem(pytest.Item):
     def runtest(self):
-        bad = snippets.fence_problems(self.path)
+        bad = selection.fence_problems(self.path)
         if bad:
             raise SnippetRefused("\n".join(bad) + "\n(none of this file's blocks was run)")
 
@@ -116,7 +116,7 @@ class StrayFile(pytest.File):
 
 class StrayFileItem(pytest.Item):
     def runtest(self):
-        [block] = [b for b in snippets.stray_files([self.path.parent]) if b.path == self.path.resolve()] or [None]
+        [block] = [b for b in selection.stray_files([self.path.parent]) if b.path == self.path.resolve()] or [None]
         if block is not None:
             raise SnippetRefused(block.error)
 
@@ -135,7 +135,7 @@ def pytest_collect_file(file_path, parent):
     if not parent.config.getoption("codeblocks", False):
         return
     if file_path.suffix != ".md":  # a snippet saved as .markdown, .txt, .MD: nothing would run it; it fails alone
-        stray = snippets.stray_files([file_path.parent])
+        stray = selection.stray_files([file_path.parent])
         if any(b.path == file_path.resolve() for b in stray) and file_path.suffix != ".pyc":
             outcome.force_result([*(outcome.get_result() or []), StrayFile.from_parent(parent, path=file_path)])
         return
@@ -145,8 +145,8 @@ def pytest_collect_file(file_path, parent):
         raise pytest.UsageError(f"pytest-codeblocks collected nothing from {file_path}: expected a collector of "
                                 f"{_PLUGIN} (a new pytest-codeblocks? update snippets/conftest.py)")
     try:
-        refused = bool(snippets.fence_problems(file_path))
-    except snippets.SnippetError:
+        refused = bool(selection.fence_problems(file_path))
+    except selection.SnippetError:
         refused = True
     kept = [c for c in collectors if not (refused and c in theirs)]
     outcome.force_result(kept + [SnippetShape.from_parent(parent, path=file_path)])
@@ -163,8 +163,8 @@ def pytest_collection_modifyitems(session, config, items):
                                         ".obj (a new pytest-codeblocks? update snippets/conftest.py)")
             timeout = config.getoption("block_timeout")
             item.runtest = _forked(item, item.runtest, timeout, wall_limit(timeout, config.getoption("block_wall")))
-    if os.environ.get(snippets.RECORD) and not callable(getattr(_plugin(), "stdout_io", None)):
-        raise pytest.UsageError(f"{snippets.RECORD} is set, but {_PLUGIN}.stdout_io, through which pytest-codeblocks "
+    if os.environ.get(execution.RECORD) and not callable(getattr(_plugin(), "stdout_io", None)):
+        raise pytest.UsageError(f"{execution.RECORD} is set, but {_PLUGIN}.stdout_io, through which pytest-codeblocks "
                                 "reads a block's output, is gone (a new pytest-codeblocks? update snippets/conftest.py)")
 
 
@@ -221,7 +221,7 @@ def _child(item, runtest, timeout: float, wall: float, w: int, folder: Path) -> 
     sys.dont_write_bytecode = True
     limit_block(timeout, wall, sys.__stderr__, before_exit=lambda: _send(w, [
         "failed", f"{item.nodeid}: the block did not finish within {timeout:g} CPU s and was stopped (its stack is in the captured stderr)"]))
-    record = os.environ.get(snippets.RECORD)
+    record = os.environ.get(execution.RECORD)
     watch = Watch(folder, "<string>") if record else None  # pytest-codeblocks compiles a block as "<string>"
     kept = _kept_stdout() if record else []
     error = None
@@ -236,8 +236,8 @@ def _child(item, runtest, timeout: float, wall: float, w: int, folder: Path) -> 
         message, error = ["failed", text or "".join(traceback.format_exception(err))], _block_error(err)
     unlimit_block()
     if record:
-        name = snippets.Block(item.path, item.obj.lineno, "", None).name
-        write_atomic(snippets.record_file(Path(record), name), pickle.dumps(
+        name = selection.Block(item.path, item.obj.lineno, "", None).name
+        write_atomic(execution.record_file(Path(record), name), pickle.dumps(
             {"stdout": kept[0].getvalue() if kept else "", "error": error, **watch.report(folder / "work")}))
     _send(w, message)
 

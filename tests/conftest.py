@@ -1,7 +1,7 @@
 """Shared fixtures, and the suite's schedule: the slow work starts at once, in the background.
 
 The slow work of the suite is done by other processes: the strict build (``mkdocs build``), the snippet
-runs on each reader machine (``tools/snippets.py``), pytest-codeblocks' own run over ``snippets/``.
+runs on each reader machine (``tools/runner/``), pytest-codeblocks' own run over ``snippets/``.
 As the session starts, every one of them that a selected test needs is started in a thread of its own
 (``Background``), so the two cores are busy with them while the tests that need none of them run; a
 fixture then waits for its job's result. So are the clean scratch builds (``ScratchBuilds.PREFETCH``), and
@@ -14,7 +14,7 @@ tests run one at a time; its test then asks for the result. Tests that wait for 
 (``pytest_collection_modifyitems``), the build's and the browser's before the snippet ones.
 
 ``--quick`` (``./run test --quick``): the contributor's loop. Only the first reader machine of
-``snippets.VARIANTS`` (native kernels, one thread), no browser (no test that needs ``BROWSER_FIXTURES``),
+``reader_machines.VARIANTS`` (native kernels, one thread), no browser (no test that needs ``BROWSER_FIXTURES``),
 no pytest-codeblocks run, no check of what each machine's kernels are (it needs them all).
 """
 
@@ -35,9 +35,9 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tools import snippets  # noqa: E402
+from tools.runner import execution, reader_machines, selection  # noqa: E402
 from tools.background import Background, CpuAccount, stop_descendants  # noqa: E402
-from tools.build import build, copy_project  # noqa: E402
+from tools.site.build import build, copy_project  # noqa: E402
 
 from shared_process import OwnPatches  # noqa: E402
 
@@ -47,7 +47,7 @@ TEST_CPU: dict[str, float] = {}  # nodeid -> CPU seconds of its setup, call and 
 QUICK_SKIPS = ("tests/test_browser.py",)  # what --quick leaves out, with the codeblocks run and other machines
 BROWSER_FIXTURES = {"chromium", "own_browser", "after_build"}  # a test that needs one drives Chromium: not --quick
 CODEBLOCKS = [sys.executable, "-m", "pytest", "--codeblocks", "snippets/"]  # as a reader types it (pytest.ini: no cache)
-NATIVE = next(iter(snippets.VARIANTS))
+NATIVE = next(iter(reader_machines.VARIANTS))
 RECORD = Path(tempfile.mkdtemp(prefix="codeblocks-record-"))  # what the codeblocks run saw of each block
 SESSION = {"quick": False}
 
@@ -79,14 +79,14 @@ def _strict_build() -> tuple[Path, subprocess.CompletedProcess]:
 
 def _codeblocks() -> subprocess.CompletedProcess:
     """``pytest --codeblocks snippets/`` in a reader's fresh shell on the native machine (its environment:
-    PATH, HOME, the locale; one thread), recording what each block does (``snippets.RECORD``)."""
-    env = {k: v for k, v in snippets.machine_env(snippets.DEFAULT).items() if k != "PYTHONPATH"}
-    env[snippets.RECORD] = str(RECORD)
+    PATH, HOME, the locale; one thread), recording what each block does (``execution.RECORD``)."""
+    env = {k: v for k, v in reader_machines.machine_env(reader_machines.DEFAULT).items() if k != "PYTHONPATH"}
+    env[execution.RECORD] = str(RECORD)
     return subprocess.run(CODEBLOCKS, cwd=ROOT, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL)
 
 
 class SnippetRuns:
-    """Every snippet block, run once per reader machine (snippets.VARIANTS), in the background.
+    """Every snippet block, run once per reader machine (reader_machines.VARIANTS), in the background.
 
     The native machine is the ``pytest --codeblocks`` run (which the suite runs anyway): it watches each
     block as the worker does and records it (``snippets/conftest.py``), so the blocks run four times, not
@@ -94,18 +94,18 @@ class SnippetRuns:
     runs the native machine too."""
 
     def __init__(self, variants: list[str] | None = None):
-        self.blocks = snippets.collect()
-        self.variants = list(variants or snippets.VARIANTS)  # started together; any other one on request
+        self.blocks = selection.collect()
+        self.variants = list(variants or reader_machines.VARIANTS)  # started together; any other one on request
         self.codeblocks = not SESSION["quick"]  # the native machine's results: the codeblocks run's record
 
     def _run(self, labels: list[str]):
         by_codeblocks = self.codeblocks and NATIVE in labels
-        own = {label: snippets.VARIANTS[label] for label in labels if not (by_codeblocks and label == NATIVE)}
-        runs, seconds = snippets.run_variants(self.blocks, own) if own else ({}, {})
+        own = {label: reader_machines.VARIANTS[label] for label in labels if not (by_codeblocks and label == NATIVE)}
+        runs, seconds = execution.run_variants(self.blocks, own) if own else ({}, {})
         if by_codeblocks:
-            snippets.run_variants([], {NATIVE: snippets.DEFAULT})  # its kernel probe, alone
+            execution.run_variants([], {NATIVE: reader_machines.DEFAULT})  # its kernel probe, alone
             BACKGROUND.result("codeblocks", _codeblocks)
-            runs[NATIVE], seconds[NATIVE] = snippets.recorded(self.blocks, RECORD), BACKGROUND.seconds["codeblocks"]
+            runs[NATIVE], seconds[NATIVE] = execution.recorded(self.blocks, RECORD), BACKGROUND.seconds["codeblocks"]
         SNIPPET_SECONDS.update(seconds)
         return {label: runs[label] for label in labels}
 
@@ -117,7 +117,7 @@ class SnippetRuns:
             BACKGROUND.start("codeblocks", _codeblocks)
         BACKGROUND.start("snippets", self._run, self.variants)
 
-    def results(self, variant: str) -> list[snippets.Result]:
+    def results(self, variant: str) -> list[execution.Result]:
         name, labels = self._job(variant)
         return BACKGROUND.result(name, self._run, labels)[variant]
 
@@ -220,7 +220,7 @@ def pytest_sessionstart(session):
     BACKGROUND.account.join(TESTS_GROUP)  # threads started from here on begin in it; each job joins its own
     if _whole_suite(session.config):
         SCHEDULE.start({"built_site", "snippet_runs", "scratch_builds"} | (set() if quick else {"codeblocks_run"}),
-               list(snippets.VARIANTS)[:1] if quick else list(snippets.VARIANTS))
+               list(reader_machines.VARIANTS)[:1] if quick else list(reader_machines.VARIANTS))
 
 
 def _needs(item) -> set[str]:
@@ -237,7 +237,7 @@ def pytest_collection_modifyitems(session, config, items):
         AFTER_BUILD.update(getattr(module, "AFTER_BUILD", {}))
         AT_START.update(getattr(module, "AT_START", {}))
     if config.getoption("quick"):
-        first = next(iter(snippets.VARIANTS))
+        first = next(iter(reader_machines.VARIANTS))
         keep, drop = [], []
         for item in items:
             left_out = (item.nodeid.startswith(QUICK_SKIPS) or _needs(item) & {"codeblocks_run", "kernels"}
@@ -271,8 +271,8 @@ def pytest_runtest_protocol(item, nextitem):
 def _background_jobs(request):
     """Before the first test: start every slow job the selected tests need (if not started yet)."""
     items = request.session.items
-    wanted = [v for v in snippets.VARIANTS if v in {_variant(item) for item in items}]
-    SCHEDULE.start(set().union(*map(_needs, items)) if items else set(), wanted or list(snippets.VARIANTS)[:1], request.config)
+    wanted = [v for v in reader_machines.VARIANTS if v in {_variant(item) for item in items}]
+    SCHEDULE.start(set().union(*map(_needs, items)) if items else set(), wanted or list(reader_machines.VARIANTS)[:1], request.config)
 
 
 @pytest.fixture(scope="session")
@@ -299,7 +299,7 @@ def after_build(built_site, request) -> Callable[[str], object]:
 
 
 class ScratchBuilds:
-    """The builds in scratch copies of the project (tools/build.py), shared by every test module that
+    """The builds in scratch copies of the project (tools/site/build.py), shared by every test module that
     needs one: each named build once per session, a job of its own started by ``prefetch`` (``PREFETCH``)
     or on first request; ``get(name)`` -> (site, process).
 
@@ -349,7 +349,7 @@ class ScratchBuilds:
         return self.jobs.result(f"scratch build {name}", self.builder, name)
 
     def _build(self, name: str) -> tuple[Path, subprocess.CompletedProcess]:
-        from tools.build import console_script, reader_env
+        from tools.site.build import console_script, reader_env
 
         site = self.tmp / name / "site"
         project = self.project(name)
@@ -366,7 +366,7 @@ class ScratchBuilds:
         return site, proc
 
     def site(self, name: str) -> Path:
-        from tools.build import warnings
+        from tools.site.build import warnings
 
         site, proc = self.get(name)
         if proc.returncode != 0 or warnings(proc):
@@ -385,7 +385,7 @@ def monkeypatch():
 
 @pytest.fixture(scope="session")
 def chromium() -> str:
-    from tools.browser import CHROMIUM, NO_CHROMIUM, browser_decision
+    from tools.site.browser import CHROMIUM, NO_CHROMIUM, browser_decision
     if browser_decision() == "fail":
         pytest.fail(f"CI is set and Chromium is missing: {NO_CHROMIUM}", pytrace=False)
     return CHROMIUM
@@ -399,7 +399,7 @@ def own_browser(built_site, chromium):
     asyncio loop"): every test module that drives a browser synchronously takes this one."""
     from playwright.sync_api import sync_playwright
 
-    from tools.browser import CHROMIUM_ARGS, serve_published
+    from tools.site.browser import CHROMIUM_ARGS, serve_published
     with serve_published(built_site) as base, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
         yield browser, base
@@ -457,7 +457,7 @@ def pytest_terminal_summary(terminalreporter):
         by_codeblocks = runs.codeblocks if runs is not None else False
         for label, seconds in SNIPPET_SECONDS.items():
             how = ("pytest --codeblocks, 1 block at a time" if by_codeblocks and label == NATIVE
-                   else f"{snippets.VARIANTS[label].workers} block(s) at a time")
+                   else f"{reader_machines.VARIANTS[label].workers} block(s) at a time")
             terminalreporter.write_line(f"{seconds:6.1f} s  {label} ({how})")
     if BACKGROUND.seconds:
         account = BACKGROUND.account

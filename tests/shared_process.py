@@ -52,7 +52,7 @@ def _hooks_imported_by(path: Path) -> set[str]:
 def shared_hooks(root: Path = ROOT) -> frozenset[str]:
     """The hooks modules the background jobs' code (``tools/``, ``tests/conftest.py``) imports, directly or
     through another hooks module; and ``__init__``, the package itself, which every hooks module imports."""
-    todo = set().union(*map(_hooks_imported_by, [*sorted((root / "tools").glob("*.py")), root / "tests" / "conftest.py"]))
+    todo = set().union(*map(_hooks_imported_by, [*sorted((root / "tools").rglob("*.py")), root / "tests" / "conftest.py"]))
     names = {"__init__"}
     while todo:
         name = todo.pop()

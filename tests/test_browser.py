@@ -1,6 +1,6 @@
 """What a reader's browser does with the built site: every page, both languages, notebooks included.
 
-Chromium's headless shell (Debian's, at ``tools.browser.CHROMIUM``) opens every page of the strict
+Chromium's headless shell (Debian's, at ``tools.site.browser.CHROMIUM``) opens every page of the strict
 build, served on 127.0.0.1 under the path of ``site_url`` (as it is published), and checks:
 
 * no console error, no uncaught page error, no HTTP error;
@@ -43,8 +43,10 @@ from urllib.parse import urlsplit
 import pytest
 
 from hooks import notebook_figures, site_facts
-from tools import notebooks, snippets, sources
-from tools.browser import CHROMIUM, CHROMIUM_ARGS, NO_CHROMIUM, browser_decision, serve_published
+from tools import sources
+from tools.runner import selection
+from tools.generators import notebooks
+from tools.site.browser import CHROMIUM, CHROMIUM_ARGS, NO_CHROMIUM, browser_decision, serve_published
 
 SITE = site_facts.load()
 
@@ -154,7 +156,7 @@ class SitePage:
             return [c.source.rstrip() for c in nb.cells if c.cell_type == "code"]
         names = list(dict.fromkeys(sources.includes(self.source())))
         return [notebooks.strip_annotations(b.code).rstrip()
-                for name in names for b in snippets.extract(snippets.SNIPPETS / name)]
+                for name in names for b in selection.extract(selection.SNIPPETS / name)]
 
     def expected_formulas(self) -> int:
         if not self.src.endswith(".md"):

@@ -11,8 +11,9 @@ import json
 import re
 
 from hooks import site_facts
-from tools import built_site as checks
-from tools import html_scan, sources
+from tools.checks import built_site as checks
+from tools import sources
+from tools.checks import html_scan
 
 SITE = site_facts.load()
 

@@ -39,7 +39,7 @@ from pymdownx.superfences import SuperFencesException
 from hooks import highlight_cache as hc
 from hooks import provenance
 from hooks.site_facts import ROOT
-from tools.build import build, first_difference, reader_env
+from tools.site.build import build, first_difference, reader_env
 
 from test_publishing import _git  # git with a fixed author, committer and date
 
@@ -192,9 +192,9 @@ CACHE_HOOKS = ("highlight_cache", "render_cache", "search_cache")
 
 
 def _rebuild(config: Path, site: Path, rounds: int) -> list[dict]:
-    """``tools/rebuild.py``: ``rounds`` strict builds of ``config`` in one process, as ``mkdocs serve``
+    """``tools/site/rebuild.py``: ``rounds`` strict builds of ``config`` in one process, as ``mkdocs serve``
     rebuilds; one record per build (its CPU seconds, warnings, what each cache reused)."""
-    proc = subprocess.run([sys.executable, "-m", "tools.rebuild", "-f", str(config), "-d", str(site),
+    proc = subprocess.run([sys.executable, "-m", "tools.site.rebuild", "-f", str(config), "-d", str(site),
                            "--rounds", str(rounds)], capture_output=True, text=True, cwd=ROOT, env=reader_env())
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
     return [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
@@ -247,7 +247,7 @@ _RELOAD_DRIVER = r"""
 import json, shutil, sys
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
-from tools.rebuild import rebuilds
+from tools.site.rebuild import rebuilds
 project, steps = Path(sys.argv[2]), json.loads(sys.argv[3])
 
 def before(n):
@@ -541,7 +541,7 @@ def test_provenance_asks_git_twice_per_build(tmp_path, monkeypatch):
 # --------------------------------------------------------------------------- the bench's floor
 
 def test_the_floor_is_bare_material_with_the_same_pages_and_extensions():
-    from tools import bench
+    from tools.site import bench
 
     text = Path(provenance.__file__).resolve().parent.parent.joinpath("mkdocs.yml").read_text(encoding="utf-8")
     floor = bench.floor_config(text)

@@ -18,7 +18,8 @@ import pytest
 
 from hooks import site_facts
 from mutation import mutated
-from tools import check, snippets
+from tools import check
+from tools.runner import execution, kernel_facts, refresh, selection
 
 SITE = site_facts.load()
 ROOT = SITE.root
@@ -31,7 +32,7 @@ SECTION = {"en": "## Half precision has a ceiling { #float16-ceiling }\n\nThe la
 
 def _contributors_change(root: Path, output: str) -> None:
     """A new snippet showing ``output``, included before the summary of the practice chapter in each language."""
-    (root / "snippets" / SNIPPET).write_text(f"```python\n{CODE}```\n{snippets.MARKER}\n```text\n{output}```\n",
+    (root / "snippets" / SNIPPET).write_text(f"```python\n{CODE}```\n{selection.MARKER}\n```text\n{output}```\n",
                                              encoding="utf-8")
     for lang in SITE.languages:
         page = root / "docs" / lang / "practice.md"
@@ -46,9 +47,9 @@ def _check(root: Path, *paths: str) -> subprocess.CompletedProcess:
 
 def test_check_passes_a_right_change_and_fails_a_wrong_output_naming_the_file(scratch_builds, tmp_path):
     root = scratch_builds.warm_copy(tmp_path / "project").parent
-    shutil.copy(ROOT / "run", root / "run")  # ./run names the builder (tools/builder.py)
+    shutil.copy(ROOT / "run", root / "run")  # ./run names the builder (tools/site/builder.py)
     _contributors_change(root, OUTPUT)
-    written = subprocess.run([sys.executable, "-m", "tools.notebooks", "write"], cwd=root, capture_output=True, text=True)
+    written = subprocess.run([sys.executable, "-m", "tools.generators.notebooks", "write"], cwd=root, capture_output=True, text=True)
     assert written.returncode == 0 and "practice.ipynb" in written.stdout, written.stdout + written.stderr
     named = [f"snippets/{SNIPPET}", *(f"docs/{lang}/practice.md" for lang in SITE.languages)]
     proc = _check(root, f"snippets/{SNIPPET}")
@@ -65,9 +66,9 @@ def test_check_passes_a_right_change_and_fails_a_wrong_output_naming_the_file(sc
 def test_the_targets_are_the_named_files_what_the_pages_include_and_the_pages_that_include_them(tmp_path):
     page = check.targets([SITE.docs / "en" / "practice.md"])
     assert ("zh", "practice.md") in page.pages and ("en", "practice.md") in page.pages and len(page.pages) == 2
-    assert snippets.SNIPPETS / "practice" / "summation-order.md" in page.files
-    snippet = check.targets([snippets.SNIPPETS / "practice" / "summation-order.md"])
-    assert snippet.files == [snippets.SNIPPETS / "practice" / "summation-order.md"]
+    assert selection.SNIPPETS / "practice" / "summation-order.md" in page.files
+    snippet = check.targets([selection.SNIPPETS / "practice" / "summation-order.md"])
+    assert snippet.files == [selection.SNIPPETS / "practice" / "summation-order.md"]
     assert {p for _, p in snippet.pages} == {"practice.md"}
     stray = tmp_path / "notes.md"
     stray.write_text("x", encoding="utf-8")
@@ -75,11 +76,11 @@ def test_the_targets_are_the_named_files_what_the_pages_include_and_the_pages_th
         check.targets([stray])
 
 
-def _unshown(tmp_path: Path) -> tuple[Path, snippets.Block, snippets.Result]:
+def _unshown(tmp_path: Path) -> tuple[Path, selection.Block, execution.Result]:
     path = tmp_path / "new.md"
     path.write_text("```python\nprint(1 + 1)\n```\n", encoding="utf-8")
-    [block] = snippets.extract(path)
-    return path, block, snippets.Result("2\n")
+    [block] = selection.extract(path)
+    return path, block, execution.Result("2\n")
 
 
 def test_refresh_reports_the_diff_it_wrote_and_no_instruction_to_do_it(tmp_path):
@@ -87,24 +88,24 @@ def test_refresh_reports_the_diff_it_wrote_and_no_instruction_to_do_it(tmp_path)
     instruction to add the marker and run refresh; a refresh that reports the check's message (the mutant)
     is caught."""
     path, block, result = _unshown(tmp_path)
-    [finding] = snippets.reconcile(block, result, write=True)
+    [finding] = refresh.reconcile(block, result, write=True)
     assert finding.fixed and finding.message.startswith("--- a/") and "+++ b/" in finding.message, finding.message
-    assert f"+{snippets.MARKER}" in finding.message and "+2" in finding.message, finding.message
+    assert f"+{selection.MARKER}" in finding.message and "+2" in finding.message, finding.message
     assert "prints output but shows none" not in finding.message and "./run" not in finding.message, finding.message
-    assert path.read_text(encoding="utf-8").endswith(f"{snippets.MARKER}\n```text\n2\n```\n")
+    assert path.read_text(encoding="utf-8").endswith(f"{selection.MARKER}\n```text\n2\n```\n")
 
-    [finding] = snippets.reconcile(_unshown(tmp_path)[1], result)  # the check says what to do: the command
+    [finding] = refresh.reconcile(_unshown(tmp_path)[1], result)  # the check says what to do: the command
     assert not finding.fixed and f"./run refresh {path}" in finding.message, finding.message
-    old = mutated(snippets, "        if fixed:  # what refresh did", "        if False:  # what refresh did", tmp_path)
+    old = mutated(refresh, "        if fixed:  # what refresh did", "        if False:  # what refresh did", tmp_path)
     path, block, result = _unshown(tmp_path)
-    [finding] = old.reconcile(old.extract(path)[0], old.Result("2\n"), write=True)
+    [finding] = old.reconcile(selection.extract(path)[0], old.Result("2\n"), write=True)
     assert "prints output but shows none" in finding.message  # the message the contributor met after refresh
 
 
 def test_check_variants_says_a_fact_it_cannot_verify_needs_nothing_done():
-    text = snippets.unverifiable_note(["[capped to AVX2, 2 threads] MKL names no instruction set on this CPU"])
+    text = kernel_facts.unverifiable_note(["[capped to AVX2, 2 threads] MKL names no instruction set on this CPU"])
     assert text.startswith("For information, nothing to do:") and "MKL names no instruction set" in text, text
-    assert snippets.unverifiable_note([]) == ""
+    assert kernel_facts.unverifiable_note([]) == ""
 
 
 def test_run_help_lists_check_and_run_check_runs_it():

@@ -1,5 +1,5 @@
 """Code that teaches, verification as one quiet mark (issue 39): what a reader sees of the code on every chapter page
-of every language, measured on the built site (tools/code_share.py) and in Chromium for the height; the folds
+of every language, measured on the built site (tools/checks/code_share.py) and in Chromium for the height; the folds
 (hooks/code_folds.py) keep the whole block for the copy button; every output carries the mark (hooks/verified.py).
 Each check has a mutation test that breaks its promise and sees it fail naming the file."""
 
@@ -11,7 +11,8 @@ import re
 import pytest
 
 from hooks import code_folds, site_facts, snippet_files, verified
-from tools import code_share, sources
+from tools import sources
+from tools.checks import code_share
 
 SITE = site_facts.load()
 CHAPTERS = [f"docs/{lang}/{slug}.md" for lang in SITE.languages for slug in sources.chapters(lang)]

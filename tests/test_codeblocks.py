@@ -5,7 +5,7 @@ stdout with the output shown under it (``snippets/conftest.py`` gives each block
 random state, and fails the session if the tree changed). A reader who knows the plugin types exactly
 that command; here it runs as a subprocess, started in the background as the session begins
 (``tests/conftest.py``), so it shares the two cores with the rest of the suite instead of running first. It is
-also the suite's native reader machine: each block is watched and recorded (``snippets.RECORD``), see below.
+also the suite's native reader machine: each block is watched and recorded (``execution.RECORD``), see below.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ import sys
 
 import pytest
 
-from tools import snippets
+from tools.runner import execution, reader_machines, refresh, selection
 
-ROOT = snippets.ROOT
+ROOT = selection.ROOT
 
 
 def codeblocks_problem(proc: subprocess.CompletedProcess, blocks: int) -> str | None:
@@ -35,7 +35,7 @@ def codeblocks_problem(proc: subprocess.CompletedProcess, blocks: int) -> str | 
 
 
 def test_pytest_codeblocks_passes_over_every_snippet(codeblocks_run):
-    problem = codeblocks_problem(codeblocks_run, len(snippets.collect()))
+    problem = codeblocks_problem(codeblocks_run, len(selection.collect()))
     if problem:
         pytest.fail(problem, pytrace=False)
 
@@ -74,22 +74,22 @@ def test_the_recorded_codeblocks_run_catches_what_the_native_machine_catches(tmp
     folder.mkdir()
     shutil.copy(ROOT / "snippets" / "conftest.py", folder / "conftest.py")
     for name, (code, shown, _) in RECORDED_CASES.items():
-        (folder / name).write_text(f"```python\n{code}```\n\n{snippets.MARKER}\n```text\n{shown}```\n", encoding="utf-8")
+        (folder / name).write_text(f"```python\n{code}```\n\n{selection.MARKER}\n```text\n{shown}```\n", encoding="utf-8")
     record, lib = tmp_path / "record", tmp_path / "lib"
     record.mkdir()
     lib.mkdir()  # a module named as pytest's python_files, as torch/_inductor/test_operators.py is: pytest
     (lib / "test_like_inductor.py").write_text("X = 1\n", encoding="utf-8")  # must not cache it beside it
-    env = {**snippets.machine_env(snippets.DEFAULT),  # the session's run has this environment (tests/conftest.py)
-           "PYTHONPATH": os.pathsep.join([str(ROOT), str(lib)]), snippets.RECORD: str(record)}
+    env = {**reader_machines.machine_env(reader_machines.DEFAULT),  # the session's run has this environment (tests/conftest.py)
+           "PYTHONPATH": os.pathsep.join([str(ROOT), str(lib)]), execution.RECORD: str(record)}
     proc = subprocess.run([sys.executable, "-m", "pytest", "--codeblocks", "snippets/", "-q", "-p", "no:cacheprovider"],
                           cwd=tmp_path, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL)
     assert proc.returncode == 1, proc.stdout[-2000:] + proc.stderr[-2000:]  # the bad blocks fail there too
-    blocks = snippets.collect([folder])
-    snippets.record_file(record, next(b.name for b in blocks if b.path.name == "unrecorded.md")).unlink()
+    blocks = selection.collect([folder])
+    execution.record_file(record, next(b.name for b in blocks if b.path.name == "unrecorded.md")).unlink()
     assert not (ROOT / "stray.txt").exists()
-    for block, result in zip(blocks, snippets.recorded(blocks, record)):
+    for block, result in zip(blocks, execution.recorded(blocks, record)):
         found = RECORDED_CASES[block.path.name][2]
-        message = snippets.problems(block, result)
+        message = refresh.problems(block, result)
         if found is None:
             assert message is None, message
         else:

@@ -3,7 +3,7 @@ a reader types them in the activated venv (the console script, which puts no pro
 sys.path), from the project's folder and with `-f` from another one; `python -m properdocs` builds
 the same site; two clean builds are identical; and our own code compiles without a warning.
 
-The builds run in scratch copies (tools/build.py), each once, shared with the other modules (tests/conftest.py:
+The builds run in scratch copies (tools/site/build.py), each once, shared with the other modules (tests/conftest.py:
 ``ScratchBuilds``): the two compared as clean builds start with no ``.cache``, the others with a copy of it.
 """
 
@@ -25,7 +25,7 @@ import pytest
 from mkdocs import __version__ as mkdocs_version
 
 from hooks import site_facts
-from tools.build import console_script, copy_project, first_difference, reader_env, warnings as log_warnings
+from tools.site.build import console_script, copy_project, first_difference, reader_env, warnings as log_warnings
 
 SITE = site_facts.load()
 ROOT = site_facts.ROOT

@@ -7,7 +7,7 @@ check shown to fail on a broken fixture:
    what CITATION.cff and git say (title, authors, url, repository, commit, date).
 3. Code linked to PyTorch's docs: at least 30 torch names across the site, each a class or function
    of the installed torch (the pinned version), each linked to its page in the docs of that version.
-4. PDF edition (tools/pdf.py, ``./run pdf``): per language, enough pages, every chapter in the
+4. PDF edition (tools/site/pdf.py, ``./run pdf``): per language, enough pages, every chapter in the
    outline, prose in the edition's script, no raw TeX outside code, every font embedded, the date and
    commit on the title page; the home pages link it; the exercises' solutions are printed (open). As a
    book: title page (title, subtitle, licence), contents with each chapter's page, running headers with
@@ -20,9 +20,11 @@ import shutil
 from pathlib import Path
 
 from hooks import pdf_link, site_facts
-from tools import built_site as checks
-from tools import html_scan, notebooks, sources
-from tools.browser import NO_CHROMIUM, browser_decision
+from tools.checks import built_site as checks
+from tools import exercise_section, sources
+from tools.checks import html_scan
+from tools.generators import notebooks
+from tools.site.browser import NO_CHROMIUM, browser_decision
 
 SITE = site_facts.load()
 
@@ -77,7 +79,7 @@ def test_the_colab_link_is_not_loaded_by_the_page(built_site, tmp_path):
 def test_the_first_cells_say_the_pins_and_install_them_in_colab(tmp_path):
     """The notebook opens with a note naming the pins (and the commands outside Colab), then the setup cell
     that installs exactly those pins in Colab (tests/test_notebooks.py runs it, in Colab and out)."""
-    from tools import compat
+    from tools.generators import compat
 
     pins = compat.pinned()
     for lang in SITE.languages:
@@ -185,7 +187,7 @@ MIN_TORCH_NAMES = 30
 
 
 def test_code_links_at_least_30_torch_names_each_an_object_of_the_pinned_torch(built_site):
-    from tools import compat
+    from tools.generators import compat
 
     links = checks.torch_links(built_site)
     assert len(links) >= MIN_TORCH_NAMES, f"only {len(links)} torch names linked across the site: {sorted(links)}"
@@ -238,7 +240,7 @@ def test_the_hook_links_only_names_the_block_reaches_through_torch_and_keeps_the
 
 def test_the_pages_elsewhere_name_objects_of_the_installed_torch():
     from hooks import torch_docs
-    from tools import torch_names
+    from tools.generators import torch_names
 
     for name in (*torch_docs.ELSEWHERE, *(f"{m}.zeros_" for m in torch_docs.ONE_PAGE)):
         assert torch_names.linkable(torch_names.resolve(name)) and torch_docs.public(name), name
@@ -264,14 +266,14 @@ def _chapter_titles(site: Path, lang: str) -> list[str]:
 
 
 def _code_lines() -> set[str]:
-    from tools import snippets
+    from tools.runner import selection
 
-    return {line.strip() for path in sorted(snippets.SNIPPETS.rglob("*.md"))
-            for block in snippets.extract(path) for line in (block.code + "\n" + (block.expected or "")).splitlines()}
+    return {line.strip() for path in sorted(selection.SNIPPETS.rglob("*.md"))
+            for block in selection.extract(path) for line in (block.code + "\n" + (block.expected or "")).splitlines()}
 
 
 def _pdf_job(site: Path, tmp: Path, config) -> Path:
-    from tools import pdf
+    from tools.site import pdf
 
     pdf.write(site, out_dir=tmp)
     return tmp
@@ -286,13 +288,13 @@ def pdf_editions(built_site, after_build):
 
 def test_each_language_has_a_pdf_edition_with_outline_its_language_and_no_raw_tex(built_site, pdf_editions):
     from hooks import citation
-    from tools import pdf
+    from tools.site import pdf
 
     commit, date = citation.git_version(SITE.root)
     found = []
     for lang in SITE.languages:
         path = pdf_editions / pdf.pdf_name(SITE, lang)
-        assert path.exists(), f"tools/pdf.py wrote no {pdf.pdf_name(SITE, lang)}"
+        assert path.exists(), f"tools/site/pdf.py wrote no {pdf.pdf_name(SITE, lang)}"
         found += pdf.problems(path, SITE.text(lang, "script"), _chapter_titles(built_site, lang), [date, commit[:12]],
                               _code_lines(), min_pages=2 + len(SITE.nav_pages))
         found += pdf.size_problems(path)
@@ -308,7 +310,7 @@ def test_each_pdf_edition_is_a_book(built_site, pdf_editions):
     import html
 
     from hooks import citation
-    from tools import pdf
+    from tools.site import pdf
 
     commit, date = citation.git_version(SITE.root)
     found = []
@@ -348,7 +350,7 @@ def test_a_bad_book_is_found(built_site, tmp_path):
     in the contents, no running headers, the bare language tag "zh", no ``dir`` on its body (Material's list
     indents and admonition icons need it: the markers fell off the page, the icons covered the titles)
     and bullets drawn as shapes, each is named; an edition whose Chinese face is not Simplified Chinese too."""
-    from tools import pdf
+    from tools.site import pdf
 
     lang = SITE.default
     facts = _Pages(SITE, BOOK_PAGES)
@@ -402,7 +404,7 @@ def test_a_bad_book_is_found(built_site, tmp_path):
 def test_a_plain_build_links_the_published_pdf_and_no_missing_file(built_site):
     """``mkdocs build`` writes no PDF: each home page links the published edition, a click away (an
     ``<a href>``, nothing loaded), and no link points at a file the site lacks."""
-    from tools import pdf
+    from tools.site import pdf
 
     assert pdf.link_problems(built_site) == []
     for lang in SITE.languages:
@@ -422,10 +424,10 @@ def _home_pages(site: Path, dest: Path) -> Path:
 
 
 def test_with_the_pdf_in_the_site_the_home_pages_link_the_local_file(built_site, tmp_path):
-    """What ``tools/pdf.py`` does after printing into the site (:func:`tools.pdf.localize`), on a copy of the
+    """What ``tools/site/pdf.py`` does after printing into the site (:func:`tools.site.pdf.localize`), on a copy of the
     home pages with stand-in PDF files; and the mutations: a link to a file the site lacks, a published link
     where the site holds its own, a home page without the link."""
-    from tools import pdf
+    from tools.site import pdf
 
     site = _home_pages(built_site, tmp_path / "site")
     homes = {lang: SITE.url_of(lang, "index.md") + "index.html" for lang in SITE.languages}
@@ -469,7 +471,7 @@ def test_the_pdf_link_marker_belongs_on_a_home_page():
 def test_a_bad_edition_is_found(built_site, tmp_path):
     """Mutation: an edition with raw TeX in its prose, the wrong language, too few pages, a missing
     chapter in the outline and no commit on its title page."""
-    from tools import pdf
+    from tools.site import pdf
 
     bad = ('<!doctype html><html lang="zh"><body><h1>Title</h1><p>Some English prose, with '
            r"raw TeX $$\frac{a}{b}$$ left in it.</p></body></html>")
@@ -502,7 +504,7 @@ def test_the_print_page_carries_its_cjk_font_subset_to_its_characters(tmp_path):
     page serves the regular and the bold face of Noto Sans CJK SC, reduced to its wide characters."""
     from fontTools.ttLib import TTFont
 
-    from tools import pdf
+    from tools.site import pdf
 
     page = "<p>Residual 残差&#x7b14;记，<code>x</code></p>"
     chars = pdf.wide_chars(page)
@@ -524,20 +526,21 @@ def test_the_print_page_carries_its_cjk_font_subset_to_its_characters(tmp_path):
 
 def _solution_outputs(lang: str) -> list[str]:
     """The last line of each exercise solution's snippet output, on every chapter of ``lang``."""
-    from tools import exercises, snippets, sources
-
+    from tools import exercise_section, sources
+    from tools.runner import selection
+    
     found = []
     for slug in sources.chapters(lang):
-        section = exercises.parse((SITE.docs / lang / f"{slug}.md").read_text(encoding="utf-8"))
+        section = exercise_section.parse((SITE.docs / lang / f"{slug}.md").read_text(encoding="utf-8"))
         for ex in section.exercises if section else []:
             for name in sources.includes(ex.solution):
-                found += [b.expected.strip().splitlines()[-1] for b in snippets.extract(snippets.SNIPPETS / name)
+                found += [b.expected.strip().splitlines()[-1] for b in selection.extract(selection.SNIPPETS / name)
                           if b.expected and b.expected.strip()]
     return found
 
 
 def test_the_pdf_editions_print_the_exercise_solutions(pdf_editions):
-    from tools import pdf
+    from tools.site import pdf
 
     found = []
     for lang in SITE.languages:
@@ -548,8 +551,8 @@ def test_the_pdf_editions_print_the_exercise_solutions(pdf_editions):
 
 
 def test_a_solution_left_collapsed_is_missing_from_the_pdf(built_site, tmp_path):
-    """Mutation: a closed <details> prints only its summary (tools/pdf.py opens them before printing)."""
-    from tools import pdf
+    """Mutation: a closed <details> prints only its summary (tools/site/pdf.py opens them before printing)."""
+    from tools.site import pdf
 
     row = " 256    -0.099   -0.098"  # a row of a printed table: its columns must stay one line
     page = ('<!doctype html><html lang="en"><body><h1>T</h1><details class="success"><summary>Solution</summary>'

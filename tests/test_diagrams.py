@@ -1,6 +1,6 @@
 """Issue 39, item 2 — a conceptual diagram on every chapter, in both languages, accessible.
 
-``tools/diagrams.py`` checks that every chapter page of every language shows at least one diagram of
+``tools/checks/diagrams.py`` checks that every chapter page of every language shows at least one diagram of
 ``docs/assets/diagrams/`` in its own language, that every diagram exists in every language, and that each
 file has a ``<title>`` and ``<desc>`` in its language which ``aria-labelledby`` names. Each check is shown to
 fail on a copy of the docs with one thing broken, naming the page or the file.
@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from hooks import site_facts
-from tools import diagrams, sources
+from tools import sources
+from tools.checks import diagrams
 
 SITE = site_facts.load()
 LANG = SITE.others[0] if SITE.others else SITE.default  # not the default language: its paths differ most

@@ -6,7 +6,7 @@
   not provide made unfindable (torch, numpy, pytest, ...), succeeds, with its API links, and imports no
   module of another distribution.
 * The API links come from ``hooks/data/torch-names.json``; it is the installed torch's inventory
-  (``python -m tools.torch_names check``), and the links it gives the site's code are the ones torch
+  (``python -m tools.generators.torch_names check``), and the links it gives the site's code are the ones torch
   itself gives (the hook's rule before the inventory), but for names with a private part.
 
 Each check has its mutation here.
@@ -26,8 +26,8 @@ from pathlib import Path
 import pytest
 
 from hooks import torch_docs
-from tools import torch_names
-from tools.build import reader_env
+from tools.generators import torch_names
+from tools.site.build import reader_env
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "requirements-docs.txt"
@@ -69,7 +69,7 @@ def docs_problems(docs: Path = DOCS, full: Path = FULL) -> list[str]:
 
 
 def test_the_docs_requirements_are_a_torch_free_subset_of_the_full_ones_with_the_same_pins():
-    from tools.builder import BUILDER
+    from tools.site.builder import BUILDER
 
     assert not docs_problems(), "\n".join(docs_problems())
     # both builders (./run's BUILDER= line switches between them), so serve and build work after the switch
@@ -205,7 +205,7 @@ def live():
 
 
 def test_the_torch_inventory_is_the_installed_torchs(live):
-    from tools import compat
+    from tools.generators import compat
 
     if live["build"] != torch_names.load().get("build"):
         pytest.skip(f"the inventory was made from torch's {torch_names.load().get('build')} build, the installed torch is the "
@@ -225,7 +225,7 @@ def test_a_stale_torch_inventory_is_found_naming_the_file_and_the_names(live, tm
     gone = copy.deepcopy(live)
     gone["functions"].remove("torch.randn")
     [p] = torch_names.problems(gone, live, path)
-    assert p.startswith(f"{rel} lacks: torch.randn:") and "tools.torch_names write" in p, p
+    assert p.startswith(f"{rel} lacks: torch.randn:") and "tools.generators.torch_names write" in p, p
     extra = copy.deepcopy(live)
     extra["functions"].append("torch.no_such_function")
     [p] = torch_names.problems(extra, live, path)
@@ -236,7 +236,7 @@ def test_a_stale_torch_inventory_is_found_naming_the_file_and_the_names(live, tm
     assert p.startswith(f"{rel} lacks: torch.BFloat16Tensor.add, ") and " more: " in p, p  # Tensor's, and its 30 kin's
     old = dict(live, torch="2.12.0")
     [p] = torch_names.problems(old, live, path)
-    assert p == f"{rel}: made from torch 2.12.0, the installed torch is {live['torch']}: run `python -m tools.torch_names write` with the pinned torch installed", p
+    assert p == f"{rel}: made from torch 2.12.0, the installed torch is {live['torch']}: run `python -m tools.generators.torch_names write` with the pinned torch installed", p
     other = dict(live, build="CUDA 13.0" if live["build"] == "CPU" else "CPU")
     [p] = torch_names.problems(other, live, path)
     assert p.startswith(f"{rel}: made from torch's {other['build']} build, the installed one is the {live['build']} build"), p
@@ -244,7 +244,7 @@ def test_a_stale_torch_inventory_is_found_naming_the_file_and_the_names(live, tm
     reordered["functions"].reverse()  # the same names: only the stored form differs
     assert torch_names.problems(copy.deepcopy(live), live, path) == []
     assert torch_names.problems(json.loads(torch_names.render(reordered)), live, path) == [
-        f"{rel}: the same names, not as `write` stores them: run `python -m tools.torch_names write` with the pinned torch installed"]
+        f"{rel}: the same names, not as `write` stores them: run `python -m tools.generators.torch_names write` with the pinned torch installed"]
 
 
 def test_the_hook_fails_naming_the_inventory_when_it_is_missing_or_malformed(tmp_path):
@@ -316,7 +316,7 @@ def test_a_name_the_inventory_lacks_is_not_linked_and_the_comparison_sees_it():
 
 
 def test_an_inventory_changed_on_disk_is_read_again(tmp_path):
-    """A `mkdocs serve` started before `python -m tools.torch_names write` links from the new file: the hook
+    """A `mkdocs serve` started before `python -m tools.generators.torch_names write` links from the new file: the hook
     reads it again when its size or mtime changes, and forgets the links it made from the old one. (In a
     subprocess: the hook's inventory is the process's, which the suite's other threads use.)"""
     code = textwrap.dedent("""

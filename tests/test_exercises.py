@@ -16,7 +16,10 @@ import re
 import pytest
 
 from hooks import site_facts
-from tools import exercises, notebooks, snippets, sources
+from tools import exercise_section, sources
+from tools.runner import selection
+from tools.checks import exercises
+from tools.generators import notebooks
 
 SITE = site_facts.load()
 CHAPTERS = sources.chapters()
@@ -61,8 +64,8 @@ def notebook_problems(lang: str, slug: str, cells) -> list[str]:
     and text) before the solutions heading, then each solution's heading followed by its code cells (the
     snippets the solution includes, with their verified outputs)."""
     where = f"docs/{lang}/notebooks/{slug}.ipynb"
-    section = exercises.parse(_text(lang, slug))
-    words = exercises.strings(lang)
+    section = exercise_section.parse(_text(lang, slug))
+    words = exercise_section.strings(lang)
     events = []  # the notebook in reading order: each markdown line, each code cell
     for c in cells:
         events += [("md", line) for line in "".join(c.source).splitlines()] if c.cell_type == "markdown" else [("code", c)]
@@ -82,7 +85,7 @@ def notebook_problems(lang: str, slug: str, cells) -> list[str]:
             continue
         later = [e for kind, e in events[after[0]:] if kind == "code"]
         for name in sources.includes(ex.solution):
-            blocks = snippets.extract(snippets.SNIPPETS / name)
+            blocks = selection.extract(selection.SNIPPETS / name)
             code = [c for c in later if c.metadata.get("snippet") == f"snippets/{name}"]
             if len(code) != len(blocks) or any("".join(c.outputs[0].text) != b.expected
                                                 for c, b in zip(code, blocks) if b.expected):
@@ -94,7 +97,7 @@ def notebook_problems(lang: str, slug: str, cells) -> list[str]:
 def test_each_notebook_carries_its_chapters_exercises(slug):
     found = []
     for lang in SITE.languages:
-        if exercises.parse(_text(lang, slug)) is not None:
+        if exercise_section.parse(_text(lang, slug)) is not None:
             found += notebook_problems(lang, slug, _cells(lang, slug))
     assert not found, "\n".join(found)
 
@@ -109,7 +112,7 @@ def _mutated(lang: str, old: str, new: str) -> str:
 
 def test_a_missing_solution_is_named():
     lang = SITE.default
-    title = exercises.strings(lang)["solution"]
+    title = exercise_section.strings(lang)["solution"]
     text = _mutated(lang, f'??? success "{title}"', "")
     found = exercises.problems(lang, f"{EXAMPLE}.md", text)
     assert any(p.startswith(f"docs/{lang}/{EXAMPLE}.md:") and "exactly one solution" in p for p in found), found
@@ -117,7 +120,7 @@ def test_a_missing_solution_is_named():
 
 def test_a_solution_with_another_title_or_kind_is_named():
     lang = SITE.languages[-1]
-    title = exercises.strings(lang)["solution"]
+    title = exercise_section.strings(lang)["solution"]
     for new in (f'??? note "{title}"', '??? success "Answer"', f'!!! success "{title}"\n\n    Open.\n\n??? success "{title}"'):
         found = exercises.problems(lang, f"{EXAMPLE}.md", _mutated(lang, f'??? success "{title}"', new))
         if new.startswith("!!!"):
@@ -128,12 +131,12 @@ def test_a_solution_with_another_title_or_kind_is_named():
 
 def test_a_chapter_without_its_section_is_named():
     for lang in SITE.languages:
-        section = exercises.parse(_text(lang, EXAMPLE))
+        section = exercise_section.parse(_text(lang, EXAMPLE))
         text = _text(lang, EXAMPLE)
         text = text[:section.start] + text[section.end:]
         assert exercises.problems(lang, f"{EXAMPLE}.md", text) == [
             f"docs/{lang}/{EXAMPLE}.md: no exercises section "
-            f"(`## {exercises.strings(lang)['section']} {{ #{exercises.SECTION_ID} }}`)"]
+            f"(`## {exercise_section.strings(lang)['section']} {{ #{exercise_section.SECTION_ID} }}`)"]
         others = {other: (text if other == lang else _text(other, EXAMPLE)) for other in SITE.languages}
         if lang != SITE.default:
             assert any(p.startswith(f"docs/{lang}/{EXAMPLE}.md: no exercises section") for p in
@@ -142,7 +145,7 @@ def test_a_chapter_without_its_section_is_named():
 
 def test_an_include_changed_in_one_language_is_named():
     lang = next(x for x in SITE.languages if x != SITE.default)
-    name = exercises.parse(_text(lang, EXAMPLE)).exercises[0].includes()[0]
+    name = exercise_section.parse(_text(lang, EXAMPLE)).exercises[0].includes()[0]
     text = _mutated(lang, f'--8<-- "{name}"', f'--8<-- "{EXAMPLE}/default-init.md"')
     found = exercises.differences({**{x: _text(x, EXAMPLE) for x in SITE.languages}, lang: text}, f"{EXAMPLE}.md")
     assert len(found) == 1 and found[0].startswith(f"docs/{lang}/{EXAMPLE}.md:") and "exercise-1 includes" in found[0], found
@@ -151,15 +154,15 @@ def test_an_include_changed_in_one_language_is_named():
 def test_wrong_ids_titles_counts_and_trailing_text_are_named():
     lang = SITE.languages[-1]
     text = _text(lang, EXAMPLE)
-    section = exercises.parse(text)
+    section = exercise_section.parse(text)
     ex = section.exercises[0]
     where = f"docs/{lang}/{EXAMPLE}.md:"
     cases = {
         "has the id 'exercise-one'": text.replace("{ #exercise-1 }", "{ #exercise-one }", 1),
         "is not": text.replace(f"### {ex.heading}", "### " + ex.heading.split(" ", 2)[-1], 1),
         "a chapter has 3 to 6": text[:section.end] + "".join(
-            f"### {exercises.strings(lang)['title'].format(n=n, title='T')} {{ #exercise-{n} }}\n\nTask.\n\n"
-            f'??? success "{exercises.strings(lang)["solution"]}"\n\n    Answer.\n\n' for n in range(2, 9)) + text[section.end:],
+            f"### {exercise_section.strings(lang)['title'].format(n=n, title='T')} {{ #exercise-{n} }}\n\nTask.\n\n"
+            f'??? success "{exercise_section.strings(lang)["solution"]}"\n\n    Answer.\n\n' for n in range(2, 9)) + text[section.end:],
         f"text after exercise {len(section.exercises)}'s solution": text[:section.end] + "Stray paragraph.\n\n"
         + text[section.end:],
     }
@@ -178,7 +181,7 @@ def test_a_notebook_without_a_solution_or_a_task_is_named():
     assert any(p.startswith(f"docs/{lang}/notebooks/{EXAMPLE}.ipynb:") and "lacks snippets/" in p for p in found), found
     # the page's exercises dropped from the notebook (a notebook built from the page without its section)
     text = _text(lang, EXAMPLE)
-    section = exercises.parse(text)
+    section = exercise_section.parse(text)
     found = notebook_problems(lang, EXAMPLE, _cells(lang, EXAMPLE, text[:section.start] + text[section.end:]))
     assert found and all(p.startswith(f"docs/{lang}/notebooks/{EXAMPLE}.ipynb:") for p in found), found
 
@@ -186,7 +189,7 @@ def test_a_notebook_without_a_solution_or_a_task_is_named():
 def test_the_notebook_meets_the_tasks_before_the_solutions():
     for lang in SITE.languages:
         cells = _cells(lang, EXAMPLE)
-        words = exercises.strings(lang)
+        words = exercise_section.strings(lang)
         md = "\n\n".join("".join(c.source) for c in cells if c.cell_type == "markdown")
         at = [m.start() for m in re.finditer(f"^## {re.escape(words['section'])}$", md, re.M)]
         sol = [m.start() for m in re.finditer(f"^## {re.escape(words['solutions'])}$", md, re.M)]

@@ -35,7 +35,7 @@ import pytest
 from mkdocs.exceptions import PluginError
 
 from hooks import explorables, site_facts
-from tools.browser import NO_CHROMIUM, browser_decision
+from tools.site.browser import NO_CHROMIUM, browser_decision
 
 SITE = site_facts.load()
 DATA = SITE.docs / explorables.DATA

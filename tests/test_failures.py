@@ -12,8 +12,10 @@ import dataclasses
 import json
 
 from hooks import site_facts
-from tools import html_scan, notebooks, parity, snippets
-from tools.build import build, warnings
+from tools.runner import cli, comparison, execution, kernel_facts, reader_machines, refresh, selection
+from tools.checks import html_scan, parity
+from tools.generators import notebooks
+from tools.site.build import build, warnings
 
 SITE = site_facts.load()
 # Tests on scratch trees use two languages: the default one (D) and another (O).
@@ -27,33 +29,33 @@ def _snippet(tmp_path: Path, code: str, shown: str | None) -> Path:
 
 def test_a_changed_output_fails_with_a_diff(tmp_path):
     path = _snippet(tmp_path, "print(f'{2 / 3:.4f}')\n", "0.6666\n")
-    [block] = snippets.extract(path)
-    [result] = snippets.run([block])
-    message = snippets.problems(block, result)
+    [block] = selection.extract(path)
+    [result] = execution.run([block])
+    message = refresh.problems(block, result)
     assert message and "bad-snippet.md:1" in message
     assert "-0.6666" in message and "+0.6667" in message
 
 
 def test_a_snippet_that_raises_fails_with_its_traceback(tmp_path):
     path = _snippet(tmp_path, "import torch\ntorch.zeros(2) @ torch.zeros(3)\n", "")
-    [block] = snippets.extract(path)
-    [result] = snippets.run([block])
-    message = snippets.problems(block, result)
+    [block] = selection.extract(path)
+    [result] = execution.run([block])
+    message = refresh.problems(block, result)
     assert message and "bad-snippet.md:1 raised" in message and "RuntimeError" in message
 
 
 def test_output_printed_but_not_shown_fails(tmp_path):
     path = _snippet(tmp_path, "print('hidden')\n", None)
-    [block] = snippets.extract(path)
-    [result] = snippets.run([block])
-    assert "bad-snippet.md:1 prints output but shows none" in snippets.problems(block, result)
+    [block] = selection.extract(path)
+    [result] = execution.run([block])
+    assert "bad-snippet.md:1 prints output but shows none" in refresh.problems(block, result)
 
 
 def test_a_fence_pytest_codeblocks_would_skip_is_found(tmp_path):
     path = tmp_path / "skipped.md"
     path.write_text('```python title="x.py"\nprint(1)\n```\n\n```py\nprint(2)\n```\n\n~~~python\nprint(3)\n~~~\n'
                     "```python\nprint(4)\n```\n", encoding="utf-8")
-    assert snippets.skipped_fences(path) == [1, 5, 9]
+    assert selection.skipped_fences(path) == [1, 5, 9]
 
 
 def test_a_page_in_one_language_only_is_found(tmp_path):
@@ -121,7 +123,7 @@ def test_a_broken_link_or_anchor_fails_the_test_build_naming_the_page(scratch_bu
 def test_a_stale_missing_or_orphaned_notebook_is_found(tmp_path):
     docs, snips = tmp_path / "docs", tmp_path / "snippets"
     (snips / "c").mkdir(parents=True)
-    (snips / "c" / "one.md").write_text(f"```python\nprint(1)\n```\n{snippets.MARKER}\n```text\n1\n```\n",
+    (snips / "c" / "one.md").write_text(f"```python\nprint(1)\n```\n{selection.MARKER}\n```text\n1\n```\n",
                                         encoding="utf-8")
     for lang in SITE.languages:
         (docs / lang).mkdir(parents=True)
@@ -131,7 +133,7 @@ def test_a_stale_missing_or_orphaned_notebook_is_found(tmp_path):
                                                 for lang in SITE.languages]
     notebooks.write(docs, snips)
     assert notebooks.problems(docs, snips) == []
-    (snips / "c" / "one.md").write_text(f"```python\nprint(2)\n```\n{snippets.MARKER}\n```text\n2\n```\n",
+    (snips / "c" / "one.md").write_text(f"```python\nprint(2)\n```\n{selection.MARKER}\n```text\n2\n```\n",
                                         encoding="utf-8")
     (docs / D / "notebooks" / "gone.ipynb").write_text("{}", encoding="utf-8")
     found = "\n".join(notebooks.problems(docs, snips))
@@ -144,8 +146,8 @@ def test_an_unseeded_snippet_does_not_reproduce(tmp_path):
     """Each block starts from fresh random state, as in a new interpreter: forgetting the seed shows."""
     path = _snippet(tmp_path, "import random, numpy, torch\n"
                               "print(torch.rand(1).item(), random.random(), numpy.random.rand())\n", None)
-    [block] = snippets.extract(path)
-    first, second = snippets.run([block, block])
+    [block] = selection.extract(path)
+    first, second = execution.run([block, block])
     assert not first.error and first.stdout != second.stdout
 
 
@@ -209,9 +211,9 @@ def _bad_run(tmp: Path, scratch) -> dict:
         code = code.replace("OUTSIDE", repr(str(outside))).replace("SNEAKY", repr(str(folder / "sneaky.txt").encode()))
         code = code.replace("SQLITE", repr(str(folder / "x.db")))
         path = _snippet_named(folder, name, code, SHOWN.get(name))
-        blocks += snippets.extract(path)
+        blocks += selection.extract(path)
     (folder / "not-utf8.md").write_bytes(b"```python\nprint('caf\xe9')\n```\n")
-    blocks = snippets.collect([folder])
+    blocks = selection.collect([folder])
     # Only the blocks that never end get the short timeout: the others run with the runner's own, so a
     # loaded machine (the whole suite on two cores) cannot stop a slow but good block and fail its test.
     # The runs go side by side, as one run's workers did.
@@ -220,14 +222,14 @@ def _bad_run(tmp: Path, scratch) -> dict:
     others = [b for b in blocks if b.path.stem not in HANGING | {"spins"}]
     start = __import__("time").perf_counter()
     with concurrent.futures.ThreadPoolExecutor(3) as pool:
-        short = pool.submit(snippets.run, hangs, timeout=TIMEOUT, wall=WALL)
-        spin = pool.submit(snippets.run, spins, timeout=SPIN_CPU, wall=SPIN_WALL)
-        rest = pool.submit(snippets.run, others)
+        short = pool.submit(execution.run, hangs, timeout=TIMEOUT, wall=WALL)
+        spin = pool.submit(execution.run, spins, timeout=SPIN_CPU, wall=SPIN_WALL)
+        rest = pool.submit(execution.run, others)
         by_block = (dict(zip(map(id, hangs), short.result())) | dict(zip(map(id, spins), spin.result()))
                     | dict(zip(map(id, others), rest.result())))
     results = [by_block[id(b)] for b in blocks]
     seconds = __import__("time").perf_counter() - start
-    found = {b.path.stem: "\n".join(f.message for f in snippets.reconcile(b, r)) for b, r in zip(blocks, results)}
+    found = {b.path.stem: "\n".join(f.message for f in refresh.reconcile(b, r)) for b, r in zip(blocks, results)}
     return {"found": found, "seconds": seconds, "folder": folder, "outside": outside,
             "results": {b.path.stem: r for b, r in zip(blocks, results)}}
 
@@ -241,7 +243,7 @@ def _snippet_named(folder: Path, name: str, code: str, shown: str | None) -> Pat
     path = folder / f"{name}.md"
     text = f"```python\n{code}```\n"
     if shown is not None:
-        text += f"{snippets.MARKER}\n```text\n{shown}```\n"
+        text += f"{selection.MARKER}\n```text\n{shown}```\n"
     path.write_text(text, encoding="utf-8")
     return path
 
@@ -255,7 +257,7 @@ def test_a_block_that_waits_forever_is_stopped_at_the_wall_limit_naming_its_line
     message = bad_run["found"]["never-ends"]
     assert f"never-ends.md:1 raised" in message and f"did not finish within {WALL} s and was stopped" in message
     assert re.search(r'never-ends.md", line [34]', message)  # where it was when it was stopped
-    assert "_worker.py" not in message
+    assert "runner/worker.py" not in message
 
 
 def test_a_block_that_spins_forever_is_stopped_at_the_cpu_limit_naming_its_line(bad_run):
@@ -263,7 +265,7 @@ def test_a_block_that_spins_forever_is_stopped_at_the_cpu_limit_naming_its_line(
     (degradation-18 took over 180 s of wall-clock time on the SSE4.2 machine under the suite's load)."""
     message, result = bad_run["found"]["spins"], bad_run["results"]["spins"]
     assert f"spins.md:1 raised" in message and f"did not finish within {SPIN_CPU} CPU s and was stopped" in message
-    assert re.search(r'spins.md", line [34]', message) and "_worker.py" not in message
+    assert re.search(r'spins.md", line [34]', message) and "runner/worker.py" not in message
     assert result.seconds < SPIN_WALL, result.seconds  # stopped by its CPU, not by the clock
 
 
@@ -288,7 +290,7 @@ def test_a_traceback_names_the_snippet_file_and_line_and_shows_it(bad_run):
     message = bad_run["found"]["raises"]
     assert "raises.md\", line 4, in <module>" in message  # the fence is line 1, the code starts on line 2
     assert "print(x / y)  # the failing line" in message and "ZeroDivisionError" in message
-    assert "_worker.py" not in message
+    assert "runner/worker.py" not in message
 
 
 def test_a_snippet_that_is_not_utf8_fails_naming_the_file(bad_run):
@@ -374,10 +376,10 @@ def test_a_figure_moved_beyond_the_tolerance_fails_and_refresh_rewrites_only_the
     figures.mkdir()
     (figures / "f.en.svg").write_bytes(_svg(1.0))
     path = _snippet(tmp_path, "print('saved')\n", "saved\n")
-    [block] = snippets.extract(path)
+    [block] = selection.extract(path)
 
     def found(data, write=False):
-        return snippets.reconcile(block, snippets.Result("saved\n", files={"f.en.svg": data}), write, figures)
+        return refresh.reconcile(block, execution.Result("saved\n", files={"f.en.svg": data}), write, figures)
 
     nearly = _svg(1.0 + 1e-6)  # moves the line by less than 1e-3 px
     assert nearly != (figures / "f.en.svg").read_bytes()
@@ -395,7 +397,7 @@ def test_a_figure_moved_beyond_the_tolerance_fails_and_refresh_rewrites_only_the
 
 def test_a_figure_with_other_text_fails(tmp_path):
     a, b = _svg(1.0), _svg(1.0).replace(b">GELU<", b">ReLU<")
-    diff = snippets.compare_svg(a, b)
+    diff = comparison.compare_svg(a, b)
     assert diff and diff.moved and "'ReLU', committed 'GELU'" in str(diff)
 
 
@@ -410,9 +412,9 @@ def _data_found(tmp_path, committed: bytes | None, written: bytes, write=False):
     if committed is not None:
         (data / "f.json").write_bytes(committed)
     path = _snippet(tmp_path, "print('saved')\n", "saved\n")
-    [block] = snippets.extract(path)
-    result = snippets.Result("saved\n", files={"f.json": written})
-    return snippets.reconcile(block, result, write, tmp_path / "figures", data), data / "f.json"
+    [block] = selection.extract(path)
+    result = execution.Result("saved\n", files={"f.json": written})
+    return refresh.reconcile(block, result, write, tmp_path / "figures", data), data / "f.json"
 
 
 def test_a_hand_edited_data_file_fails_naming_file_key_and_delta(tmp_path):
@@ -436,11 +438,11 @@ def test_a_missing_committed_data_file_fails_and_refresh_writes_it(tmp_path):
 
 
 def test_a_data_value_moved_within_the_tolerance_passes_and_refresh_leaves_the_file(tmp_path):
-    nearly = _data(2.0 * (1 + snippets.DATA_TOLERANCE / 10))
+    nearly = _data(2.0 * (1 + comparison.DATA_TOLERANCE / 10))
     assert _data_found(tmp_path, _data(2.0), nearly)[0] == []
     found, target = _data_found(tmp_path, _data(2.0), nearly, write=True)
     assert found == [] and target.read_bytes() == _data(2.0)  # no churn
-    moved = _data(2.0 * (1 + snippets.DATA_TOLERANCE * 10))
+    moved = _data(2.0 * (1 + comparison.DATA_TOLERANCE * 10))
     [finding], target = _data_found(tmp_path, _data(2.0), moved, write=True)
     assert finding.fixed and target.read_bytes() == moved
 
@@ -450,8 +452,8 @@ def test_a_data_value_moved_within_the_tolerance_passes_and_refresh_leaves_the_f
 
 
 def _report(isa: str, kernel: str, aten: str, threads: int = 1, cnr: str = "OFF",
-            mkl: str = "Intel(R) Architecture processors") -> "snippets.KernelReport":
-    return snippets.KernelReport(aten, threads, isa, kernel, f"MKL_VERBOSE oneMKL 2024.0 for {mkl}, Lnx", cnr, threads)
+            mkl: str = "Intel(R) Architecture processors") -> "kernel_facts.KernelReport":
+    return kernel_facts.KernelReport(aten, threads, isa, kernel, f"MKL_VERBOSE oneMKL 2024.0 for {mkl}, Lnx", cnr, threads)
 
 
 AVX512 = ("Intel AVX-512 with Intel DL Boost and bfloat16 support", "jit:avx512_core_bf16", "AVX512")
@@ -460,12 +462,12 @@ SSE41 = ("Intel SSE4.1", "jit:sse41", "DEFAULT")
 
 
 def _checks(machines, label, report, native, host):
-    found = snippets.machine_checks(label, machines[label], report, native, host)
+    found = kernel_facts.machine_checks(label, machines[label], report, native, host)
     return ([m for bad, _ in found.values() for m in bad], [m for _, cannot in found.values() for m in cannot])
 
 
 def test_a_cap_that_stops_reaching_onednn_or_aten_fails_naming_the_machine():
-    machines = snippets.reader_machines(host="AVX-512", ncores=2)
+    machines = reader_machines.reader_machines(host="AVX-512", ncores=2)
     native, label = _report(*AVX512), "capped to AVX2, 2 threads"
     assert list(machines) == ["native (host: AVX-512), 1 thread", "capped to SSE4.2, 1 thread", label,
                               "MKL_CBWR=COMPATIBLE, more threads than cores (3 on 2)"]
@@ -478,7 +480,7 @@ def test_a_cap_that_stops_reaching_onednn_or_aten_fails_naming_the_machine():
 
 
 def test_on_an_avx2_host_the_avx2_cap_says_so_and_the_sse_cap_is_checked_instead():
-    machines = snippets.reader_machines(host="AVX2", ncores=4)
+    machines = reader_machines.reader_machines(host="AVX2", ncores=4)
     native = _report(*AVX2)
     [avx2] = [lab for lab in machines if lab.startswith("capped to AVX2")]
     assert avx2 == "capped to AVX2 (host: AVX2, nothing to cap), 2 threads"
@@ -493,7 +495,7 @@ def test_on_an_avx2_host_the_avx2_cap_says_so_and_the_sse_cap_is_checked_instead
 
 
 def test_mkl_is_verified_where_it_names_its_instruction_set_and_said_unverifiable_where_not():
-    machines = snippets.reader_machines(host="AVX-512", ncores=2)
+    machines = reader_machines.reader_machines(host="AVX-512", ncores=2)
     label = "capped to SSE4.2, 1 thread"
     intel = "Intel(R) Advanced Vector Extensions 512 (Intel(R) AVX-512) enabled processors"
     native = _report(*AVX512, mkl=intel)
@@ -507,7 +509,7 @@ def test_mkl_is_verified_where_it_names_its_instruction_set_and_said_unverifiabl
 
 def test_a_machine_with_more_threads_than_cores_must_really_run_them():
     """torch caps OMP_NUM_THREADS at the core count: 3 threads asked on 2 cores gave 2 (issue 17.7)."""
-    machines = snippets.reader_machines(host="AVX2", ncores=6)
+    machines = reader_machines.reader_machines(host="AVX2", ncores=6)
     [label] = [lab for lab in machines if "more threads than cores" in lab]
     assert label.endswith("(7 on 6)") and machines[label].threads == 7
     native = _report(*AVX2)
@@ -519,7 +521,7 @@ def test_a_machine_with_more_threads_than_cores_must_really_run_them():
 
 def test_mkl_cbwr_compatible_may_run_mkls_compatible_branch_but_no_other_instruction_set():
     """On an AVX-512 + AMX Xeon, MKL_CBWR=COMPATIBLE made MKL report "Intel(R) Architecture processors" (2 Dec 2026)."""
-    machines = snippets.reader_machines(host="AVX-512", ncores=2)
+    machines = reader_machines.reader_machines(host="AVX-512", ncores=2)
     [label] = [lab for lab in machines if "more threads than cores" in lab]
     native_mkl = "Intel(R) Advanced Vector Extensions 512 (Intel(R) AVX-512) with support of Intel(R) AMX enabled processors"
     native = _report(*AVX512, mkl=native_mkl)
@@ -542,10 +544,10 @@ def test_a_block_gets_a_clean_environment(tmp_path):
              "MKL_ENABLE_INSTRUCTIONS": "SSE4_2", "PYTHONHASHSEED": "1", "SECRET_TOKEN": "x"}
     path = _snippet(tmp_path, "import os\nprint(sorted(k for k in os.environ if 'PROXY' in k.upper()"
                               " or k in ('MKL_ENABLE_INSTRUCTIONS', 'PYTHONHASHSEED', 'SECRET_TOKEN')))\n", "[]\n")
-    code = ("import sys; from pathlib import Path; from tools import snippets;"
-            "[b] = snippets.extract(Path(sys.argv[1])); [r] = snippets.run([b]); print(snippets.problems(b, r))")
-    proc = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, cwd=snippets.ROOT,
-                          env={**os.environ, **shell, "PYTHONPATH": str(snippets.ROOT)})
+    code = ("import sys; from pathlib import Path; from tools.runner import execution, refresh, selection;"
+            "[b] = selection.extract(Path(sys.argv[1])); [r] = execution.run([b]); print(refresh.problems(b, r))")
+    proc = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, cwd=selection.ROOT,
+                          env={**os.environ, **shell, "PYTHONPATH": str(selection.ROOT)})
     assert (proc.returncode, proc.stdout) == (0, "None\n"), proc.stdout + proc.stderr
 
 
@@ -557,9 +559,9 @@ import threading  # noqa: E402
 import time  # noqa: E402
 
 from tools import files  # noqa: E402
-from tools._worker import WALL_FACTOR  # noqa: E402
+from tools.runner.worker import WALL_FACTOR  # noqa: E402
 
-GOOD = f"```python\nprint(1)\n```\n{snippets.MARKER}\n```text\n1\n```\n"
+GOOD = f"```python\nprint(1)\n```\n{selection.MARKER}\n```text\n1\n```\n"
 UNRUN = {  # 17.1: fences pytest-codeblocks would skip (their output published unrun) or run as a shell
     "space": "``` python\nprint(1 / 3)\n```\n",
     "capital": "```Python\nprint(1 / 3)\n```\n",
@@ -574,23 +576,23 @@ UNRUN = {  # 17.1: fences pytest-codeblocks would skip (their output published u
 @pytest.mark.parametrize("kind", UNRUN)
 def test_a_fence_that_would_not_run_is_refused_naming_the_file(tmp_path, kind):
     path = tmp_path / f"{kind}.md"
-    path.write_text(UNRUN[kind] + f"{snippets.MARKER}\n```text\n0.25\n```\n", encoding="utf-8")
+    path.write_text(UNRUN[kind] + f"{selection.MARKER}\n```text\n0.25\n```\n", encoding="utf-8")
     (tmp_path / "zz-good.md").write_text(GOOD, encoding="utf-8")
-    with pytest.raises(snippets.SnippetError, match=rf"{kind}.md:1: "):
-        snippets.extract(path)
-    bad, good = snippets.collect([tmp_path])  # the file fails as a block of its own; the others still run
+    with pytest.raises(selection.SnippetError, match=rf"{kind}.md:1: "):
+        selection.extract(path)
+    bad, good = selection.collect([tmp_path])  # the file fails as a block of its own; the others still run
     assert bad.error and f"{kind}.md:1: " in bad.error and good.error is None and good.code == "print(1)\n"
 
 
 def test_the_issue_s_unrun_output_appended_to_a_real_snippet_is_refused(tmp_path):
     """17.1 as filed: ``` python appended to scalar-gradient.md built and showed 0.25; the checks passed."""
     path = tmp_path / "scalar-gradient.md"
-    text = (snippets.SNIPPETS / "residual-connections" / "scalar-gradient.md").read_text(encoding="utf-8")
-    path.write_text(text + f"\n``` python\nprint(1 / 3)\n```\n{snippets.MARKER}\n```text\n0.25\n```\n", encoding="utf-8")
-    [block] = snippets.collect([path])
+    text = (selection.SNIPPETS / "residual-connections" / "scalar-gradient.md").read_text(encoding="utf-8")
+    path.write_text(text + f"\n``` python\nprint(1 / 3)\n```\n{selection.MARKER}\n```text\n0.25\n```\n", encoding="utf-8")
+    [block] = selection.collect([path])
     line = text.count("\n") + 2
     assert f"scalar-gradient.md:{line}: fence info string '``` python'" in block.error
-    assert snippets.main(["check", str(path)]) == 1
+    assert cli.main(["check", str(path)]) == 1
 
 
 def test_a_second_block_in_a_file_is_refused_and_refresh_leaves_it_intact(tmp_path, capsys):
@@ -598,30 +600,31 @@ def test_a_second_block_in_a_file_is_refused_and_refresh_leaves_it_intact(tmp_pa
     path = tmp_path / "two.md"
     text = "```python\nprint(1)\n```\n\nSome text between.\n\n```python\nprint(2)\n```\n"
     path.write_text(text, encoding="utf-8")
-    [block] = snippets.collect([path])
+    [block] = selection.collect([path])
     assert "two.md:7: a second code fence (the first is at line 1): one block per file" in block.error
-    assert snippets.main(["refresh", str(path)]) == 1
+    assert cli.main(["refresh", str(path)]) == 1
     assert path.read_text(encoding="utf-8") == text
     assert "two.md:7" in capsys.readouterr().out
 
 
 def test_refresh_edits_the_block_it_ran_not_stale_line_numbers(tmp_path):
     path = tmp_path / "one.md"
-    path.write_text("```python\nprint('a')\nprint('b')\n```\n" + f"{snippets.MARKER}\n```text\nold\n```\n",
+    path.write_text("```python\nprint('a')\nprint('b')\n```\n" + f"{selection.MARKER}\n```text\nold\n```\n",
                     encoding="utf-8")
-    [block] = snippets.extract(path)
-    [result] = snippets.run([block])
-    [finding] = snippets.reconcile(block, result, write=True)
+    [block] = selection.extract(path)
+    [result] = execution.run([block])
+    [finding] = refresh.reconcile(block, result, write=True)
     assert finding.fixed
     assert path.read_text(encoding="utf-8") == "```python\nprint('a')\nprint('b')\n```\n" + \
-        f"{snippets.MARKER}\n```text\na\nb\n```\n"
-    assert snippets.reconcile(snippets.extract(path)[0], result) == []
+        f"{selection.MARKER}\n```text\na\nb\n```\n"
+    assert refresh.reconcile(selection.extract(path)[0], result) == []
 
 
 FULL_DISK = """\
 import errno, os, sys
 from pathlib import Path
-from tools import files, snippets
+from tools import files
+from tools.runner import cli, comparison, execution, kernel_facts, reader_machines, refresh, selection
 def full(*args):
     raise OSError(errno.ENOSPC, "No space left on device")
 setattr(os, sys.argv[1], full)
@@ -638,15 +641,15 @@ def _with_a_full_disk(call: str, path: Path, statement: str) -> subprocess.Compl
     """``statement`` in a process of its own in which ``os.<call>`` fails with ENOSPC. Not in this one:
     the suite's background jobs share its ``os`` module (tests/shared_process.py)."""
     return subprocess.run([sys.executable, "-c", FULL_DISK, call, str(path), statement], capture_output=True,
-                          text=True, cwd=snippets.ROOT, env={**os.environ, "PYTHONPATH": str(snippets.ROOT)})
+                          text=True, cwd=selection.ROOT, env={**os.environ, "PYTHONPATH": str(selection.ROOT)})
 
 
 def test_a_write_that_fails_leaves_the_file_intact(tmp_path):
     """17.3: refresh truncated, then wrote: ENOSPC left the snippet at 0 bytes."""
     path = tmp_path / "s.md"
-    original = f"```python\nprint(2)\n```\n{snippets.MARKER}\n```text\n1\n```\n"
+    original = f"```python\nprint(2)\n```\n{selection.MARKER}\n```text\n1\n```\n"
     path.write_text(original, encoding="utf-8")
-    proc = _with_a_full_disk("fsync", path, "[block] = snippets.extract(path); snippets.rewrite_output(path, block, '2\\n')")
+    proc = _with_a_full_disk("fsync", path, "[block] = selection.extract(path); refresh.rewrite_output(path, block, '2\\n')")
     assert (proc.returncode, proc.stdout) == (3, "[Errno 28] No space left on device\n"), proc.stderr
     assert path.read_text(encoding="utf-8") == original and sorted(tmp_path.iterdir()) == [path]
 
@@ -655,13 +658,13 @@ def test_a_write_that_fails_leaves_the_file_intact(tmp_path):
 def test_a_full_disk_leaves_the_file_intact_under_strace(tmp_path):
     """The same with the kernel's answer: every write(2) to the new file fails with ENOSPC."""
     path = tmp_path / "s.md"
-    original = f"```python\nprint(2)\n```\n{snippets.MARKER}\n```text\n1\n```\n"
+    original = f"```python\nprint(2)\n```\n{selection.MARKER}\n```text\n1\n```\n"
     path.write_text(original, encoding="utf-8")
-    code = ("import sys; from pathlib import Path; from tools import snippets; p = Path(sys.argv[1]);"
-            "[b] = snippets.extract(p); snippets.rewrite_output(p, b, '2\\n')")
+    code = ("import sys; from pathlib import Path; from tools.runner import refresh, selection; p = Path(sys.argv[1]);"
+            "[b] = selection.extract(p); refresh.rewrite_output(p, b, '2\\n')")
     proc = subprocess.run(["strace", "-f", "-o", "/dev/null", "-e", "inject=write:error=ENOSPC:when=1+",
                            "-e", "trace=write", sys.executable, "-c", code, str(path)],
-                          capture_output=True, cwd=snippets.ROOT, env={**os.environ, "PYTHONPATH": str(snippets.ROOT)})
+                          capture_output=True, cwd=selection.ROOT, env={**os.environ, "PYTHONPATH": str(selection.ROOT)})
     if b"ptrace" in proc.stderr and b"Operation not permitted" in proc.stderr:
         pytest.skip("ptrace is not permitted here: the real ENOSPC is not injected")
     assert proc.returncode != 0
@@ -675,30 +678,30 @@ def test_a_notebook_write_that_fails_leaves_the_old_notebook(tmp_path):
     assert (proc.returncode, proc.stdout) == (3, "[Errno 28] No space left on device\n"), proc.stderr
     assert target.read_text(encoding="utf-8") == '{"old": true}' and sorted(tmp_path.iterdir()) == [target]
     # the one way every command rewrites a file: notebooks, snippet outputs and figures, the compat table
-    from tools import compat
-    assert notebooks.write_atomic is snippets.write_atomic is compat.write_atomic is files.write_atomic
+    from tools.generators import compat
+    assert notebooks.write_atomic is refresh.write_atomic is compat.write_atomic is files.write_atomic
 
 
 def test_an_unclosed_fence_names_the_file_and_the_others_still_run(tmp_path):
     """17.6: `RuntimeError: Hit end-of-file prematurely`, naming nothing, and 0 tests collected."""
     (tmp_path / "a-open.md").write_text("```python\nprint(1)\n", encoding="utf-8")
     (tmp_path / "b-good.md").write_text(GOOD, encoding="utf-8")
-    bad, good = snippets.collect([tmp_path])
+    bad, good = selection.collect([tmp_path])
     assert "a-open.md:1: the fence '```python' is never closed" in bad.error
     assert good.error is None
-    results = snippets.run([bad, good])
-    assert [f.message for f in snippets.reconcile(good, results[1])] == []
-    assert "a-open.md:1" in snippets.problems(bad, results[0])
+    results = execution.run([bad, good])
+    assert [f.message for f in refresh.reconcile(good, results[1])] == []
+    assert "a-open.md:1" in refresh.problems(bad, results[0])
 
 
 def test_refresh_refuses_a_file_that_changed_while_its_block_ran(tmp_path):
     """17.8: refresh wrote over an edit made while the block ran."""
     path = tmp_path / "s.md"
-    path.write_text(f"```python\nprint(2)\n```\n{snippets.MARKER}\n```text\n1\n```\n", encoding="utf-8")
-    [block] = snippets.extract(path)
+    path.write_text(f"```python\nprint(2)\n```\n{selection.MARKER}\n```text\n1\n```\n", encoding="utf-8")
+    [block] = selection.extract(path)
     edited = path.read_text(encoding="utf-8").replace("print(2)", "print(3)")
     path.write_text(edited, encoding="utf-8")  # the contributor saves while the block runs
-    findings = snippets.reconcile(block, snippets.Result("2\n"), write=True)
+    findings = refresh.reconcile(block, execution.Result("2\n"), write=True)
     assert not any(f.fixed for f in findings)
     assert any("s.md changed while its block ran: not rewritten" in f.message for f in findings), findings
     assert path.read_text(encoding="utf-8") == edited
@@ -707,11 +710,11 @@ def test_refresh_refuses_a_file_that_changed_while_its_block_ran(tmp_path):
 def test_refresh_trusts_no_output_of_a_block_that_broke_a_rule(tmp_path):
     """17.8: a block that reached the network but caught the error had its output written."""
     path = tmp_path / "s.md"
-    text = f"```python\nprint(2)\n```\n{snippets.MARKER}\n```text\n1\n```\n"
+    text = f"```python\nprint(2)\n```\n{selection.MARKER}\n```text\n1\n```\n"
     path.write_text(text, encoding="utf-8")
-    [block] = snippets.extract(path)
-    result = snippets.Result("2\n", violations=["a DNS lookup of 'example.org' (blocks must run offline)"])
-    findings = snippets.reconcile(block, result, write=True)
+    [block] = selection.extract(path)
+    result = execution.Result("2\n", violations=["a DNS lookup of 'example.org' (blocks must run offline)"])
+    findings = refresh.reconcile(block, result, write=True)
     assert not any(f.fixed for f in findings) and path.read_text(encoding="utf-8") == text
     assert "s.md:1 did what a snippet must not" in findings[0].message and "not rewritten" in findings[0].message
 
@@ -720,19 +723,19 @@ def test_refresh_trusts_no_output_of_a_block_that_broke_a_rule(tmp_path):
                                           ("a\r\nb\n", "carriage return")])
 def test_an_output_no_refresh_could_make_pass_is_a_problem_not_a_rewrite(tmp_path, stdout, what):
     path = tmp_path / "s.md"
-    text = f"```python\nprint(2)\n```\n{snippets.MARKER}\n```text\n1\n```\n"
+    text = f"```python\nprint(2)\n```\n{selection.MARKER}\n```text\n1\n```\n"
     path.write_text(text, encoding="utf-8")
-    [block] = snippets.extract(path)
-    findings = snippets.reconcile(block, snippets.Result(stdout), write=True)
+    [block] = selection.extract(path)
+    findings = refresh.reconcile(block, execution.Result(stdout), write=True)
     assert any(f"s.md:1: its output" in f.message and what in f.message for f in findings), findings
     assert not any(f.fixed for f in findings) and path.read_text(encoding="utf-8") == text
 
 
 def test_a_huge_output_gives_a_capped_diff(tmp_path):
     path = _snippet(tmp_path, "print('x')\n", "x\n")
-    [block] = snippets.extract(path)
-    message = snippets.problems(block, snippets.Result("y" * 100 + "\n" + "z\n" * 5_000_000))
-    assert len(message) < snippets.DIFF_LIMIT + 2000 and "diff cut at" in message and "bad-snippet.md:1" in message
+    [block] = selection.extract(path)
+    message = refresh.problems(block, execution.Result("y" * 100 + "\n" + "z\n" * 5_000_000))
+    assert len(message) < refresh.DIFF_LIMIT + 2000 and "diff cut at" in message and "bad-snippet.md:1" in message
 
 
 def test_folders_of_a_crashed_run_are_removed_by_the_next(tmp_path):
@@ -747,7 +750,7 @@ def test_folders_of_a_crashed_run_are_removed_by_the_next(tmp_path):
 def test_refresh_says_when_it_leaves_the_notebooks_unwritten(tmp_path):
     path = tmp_path / "two.md"
     path.write_text("```python\nprint(1)\n```\n```python\nprint(2)\n```\n", encoding="utf-8")
-    proc = subprocess.run(["bash", str(snippets.ROOT / "run"), "refresh", str(path)], capture_output=True, text=True)
+    proc = subprocess.run(["bash", str(selection.ROOT / "run"), "refresh", str(path)], capture_output=True, text=True)
     assert proc.returncode == 1 and "two.md:4" in proc.stdout
     assert "the notebooks were not rewritten" in proc.stderr
 
@@ -757,12 +760,12 @@ CODEBLOCKS = {
     "a-exits-zero.md": "```python\nimport os\nos._exit(0)\n```\n",
     "b-hangs.md": "```python\nwhile True:\n    pass\n```\n",
     "b-waits.md": "```python\nimport time\nwhile True:\n    time.sleep(0.1)\n```\n",
-    "c-wrong.md": f"```python\nprint(2)\n```\n{snippets.MARKER}\n```text\n3\n```\n",
-    "d-space.md": f"``` python\nprint(1 / 3)\n```\n{snippets.MARKER}\n```text\n0.25\n```\n",
+    "c-wrong.md": f"```python\nprint(2)\n```\n{selection.MARKER}\n```text\n3\n```\n",
+    "d-space.md": f"``` python\nprint(1 / 3)\n```\n{selection.MARKER}\n```text\n0.25\n```\n",
     "e-bash.md": "```bash\ntouch PWNED\n```\n",
     "f-unclosed.md": "```python\nprint(1)\n",
     "g-orphan.md": f"```python\nimport ctypes\nctypes.CDLL(None).system(b'sleep 3599 &')\nprint(1)\n```\n"
-                   f"{snippets.MARKER}\n```text\n1\n```\n",
+                   f"{selection.MARKER}\n```text\n1\n```\n",
     "h-good.md": GOOD,
 }
 # A plugin for the "late" run: pytest runs again only 1.5 s after each fork, as a loaded machine may make it wait
@@ -796,7 +799,7 @@ def _codeblocks_runs(tmp: Path, scratch) -> dict:
     for run, (names, extra) in runs.items():
         folder = tmp / run / "snippets"
         folder.mkdir(parents=True)
-        shutil.copy(snippets.SNIPPETS / "conftest.py", folder / "conftest.py")
+        shutil.copy(selection.SNIPPETS / "conftest.py", folder / "conftest.py")
         for name in names:
             (folder / name).write_text(CODEBLOCKS[name], encoding="utf-8")
         if run == "late":
@@ -804,7 +807,7 @@ def _codeblocks_runs(tmp: Path, scratch) -> dict:
         procs[run] = subprocess.Popen(
             [sys.executable, "-m", "pytest", "--codeblocks", "snippets", "-p", "no:cacheprovider", "-p", "no:randomly",
              "--block-timeout", "3", *extra, "-rA", "-q"], cwd=tmp / run, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            text=True, env={**os.environ, "PYTHONPATH": os.pathsep.join([str(snippets.ROOT), str(tmp / run)])})
+            text=True, env={**os.environ, "PYTHONPATH": os.pathsep.join([str(selection.ROOT), str(tmp / run)])})
     # a run that waited for the orphan's `sleep 3599` would pass this timeout: a loaded machine does not
     try:
         outs = {run: proc.communicate(timeout=1200)[0] for run, proc in procs.items()}
@@ -848,7 +851,7 @@ AT_START = {"bad_run": _bad_run, "codeblocks_runs": _codeblocks_runs}  # tests/c
 
 def test_serve_restarts_with_the_new_hook_code_and_shows_a_broken_hook(tmp_path):
     """17.9: `./run serve` rebuilt with the hook modules it imported at start; a syntax error went unseen."""
-    from tools import serve
+    from tools.site import serve
 
     hooks = tmp_path / "hooks"
     hooks.mkdir()
@@ -890,8 +893,8 @@ def test_serve_restarts_with_the_new_hook_code_and_shows_a_broken_hook(tmp_path)
 
 
 def test_run_serve_uses_the_restarting_server():
-    line = next(ln for ln in (snippets.ROOT / "run").read_text(encoding="utf-8").splitlines() if ln.strip().startswith("serve)"))
-    assert "-m tools.serve" in line, line
+    line = next(ln for ln in (selection.ROOT / "run").read_text(encoding="utf-8").splitlines() if ln.strip().startswith("serve)"))
+    assert "-m tools.site.serve" in line, line
 
 
 @pytest.mark.parametrize("body, found", [
@@ -910,7 +913,7 @@ def test_a_page_with_open_math_or_a_repeated_heading_id_fails_the_build(body, fo
 
 
 def test_page_checks_run_in_the_build():
-    assert "hooks/page_checks.py" in (snippets.ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    assert "hooks/page_checks.py" in (selection.ROOT / "mkdocs.yml").read_text(encoding="utf-8")
 
 
 def test_page_checks_leave_script_and_notebook_pages_alone():
@@ -928,8 +931,8 @@ def test_stopping_serve_stops_its_server(tmp_path):
     fake.write_text("import os, time\nopen('server.pid', 'w').write(str(os.getpid()))\ntime.sleep(300)\n")
     code = ("import sys; from pathlib import Path; from tools import serve; "
             f"serve.ROOT = Path({str(tmp_path)!r}); sys.exit(serve.main([]))")
-    proc = subprocess.Popen([sys.executable, "-c", code], cwd=snippets.ROOT,
-                            env={**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{snippets.ROOT}"})
+    proc = subprocess.Popen([sys.executable, "-c", code], cwd=selection.ROOT,
+                            env={**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{selection.ROOT}"})
     pid_file = tmp_path / "server.pid"
     try:
         for _ in range(300):

@@ -10,7 +10,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 GUIDE = ROOT / "CONTRIBUTING.md"
 # the folders whose every file is a module the map must name
-MODULE_GLOBS = ("hooks/*.py", "tools/*.py", "tools/*.txt", "tests/*.py", "snippets/*.py")
+MODULE_GLOBS = ("hooks/*.py", "tools/**/*.py", "tools/**/*.txt", "tests/*.py", "snippets/*.py")
 
 
 def listed(text: str) -> list[str]:
@@ -57,9 +57,9 @@ def test_the_map_of_the_tree_lists_every_module_and_nothing_else():
 
 def test_a_module_missing_from_the_map_or_a_listed_path_that_is_gone_is_named():
     text = GUIDE.read_text(encoding="utf-8")
-    dropped = "\n".join(line for line in text.splitlines() if not line.startswith("tools/numbers.py "))
-    assert "CONTRIBUTING.md: the map does not list tools/numbers.py" in map_problems(dropped)
-    added = text.replace("tools/numbers.py ", "tools/gone.py  x\ntools/numbers.py ", 1)
+    dropped = "\n".join(line for line in text.splitlines() if not line.startswith("tools/checks/numbers.py "))
+    assert "CONTRIBUTING.md: the map does not list tools/checks/numbers.py" in map_problems(dropped)
+    added = text.replace("tools/checks/numbers.py ", "tools/gone.py  x\ntools/checks/numbers.py ", 1)
     assert "CONTRIBUTING.md: the map lists tools/gone.py, which does not exist" in map_problems(added)
     no_folder = "\n".join(line for line in text.splitlines() if not line.startswith("readme/ "))
     assert "CONTRIBUTING.md: the map does not list the top-level readme/" in map_problems(no_folder)
@@ -69,26 +69,38 @@ def test_a_module_missing_from_the_map_or_a_listed_path_that_is_gone_is_named():
 PACKAGES = ("tools", "hooks")
 
 
-def imports_of(path: Path) -> set[str]:
-    """The modules of tools/ and hooks/ a file imports, anywhere in it (a function's import counts too)."""
+def imports_of(path: Path, modules: set[str] | None = None) -> set[str]:
+    """The modules of tools/ and hooks/ (their subpackages too) a file imports, anywhere in it (a function's
+    import counts too): ``from tools.runner import selection`` and ``from tools.runner.selection import collect``
+    both name ``tools.runner.selection``."""
     import ast
 
+    modules = set(import_graph_modules()) if modules is None else modules
     found = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom) and node.module:
-            parts = node.module.split(".")
-            if parts[0] in PACKAGES and len(parts) == 1:
-                found |= {f"{parts[0]}.{a.name}" for a in node.names}
-            elif parts[0] in PACKAGES:
-                found.add(".".join(parts[:2]))
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] in PACKAGES:
+            found |= {node.module} & modules
+            found |= {f"{node.module}.{a.name}" for a in node.names} & modules
         elif isinstance(node, ast.Import):
-            found |= {".".join(a.name.split(".")[:2]) for a in node.names if a.name.split(".")[0] in PACKAGES}
+            found |= {a.name for a in node.names} & modules
     return found
 
 
+def import_graph_modules(root: Path = ROOT) -> dict[str, Path]:
+    """Every module of tools/ and hooks/, subpackages included, by its dotted name (a package's ``__init__`` as
+    the package)."""
+    out = {}
+    for pkg in PACKAGES:
+        for p in (root / pkg).rglob("*.py"):
+            parts = p.relative_to(root).with_suffix("").parts
+            out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = p
+    return out
+
+
 def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
-    modules = {f"{pkg}.{p.stem}": p for pkg in PACKAGES for p in (root / pkg).glob("*.py") if p.stem != "__init__"}
-    return {name: imports_of(path) & set(modules) - {name} for name, path in modules.items()}
+    modules = import_graph_modules(root)
+    names = set(modules)
+    return {name: imports_of(path, names) - {name} for name, path in modules.items()}
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -119,5 +131,5 @@ def test_no_module_of_tools_or_hooks_imports_itself_through_others():
 
 def test_an_import_cycle_is_named():
     graph = import_graph()
-    graph["tools.sources"] = graph["tools.sources"] | {"tools.notebooks"}  # notebooks imports sources
-    assert ["tools.notebooks", "tools.sources"] in cycles(graph)
+    graph["tools.sources"] = graph["tools.sources"] | {"tools.generators.notebooks"}  # notebooks imports sources
+    assert ["tools.generators.notebooks", "tools.sources"] in cycles(graph)

@@ -15,13 +15,14 @@ import pytest
 from mkdocs.exceptions import PluginError
 
 from hooks import includes, page_checks, site_facts
-from tools import snippets, sources
+from tools import sources
+from tools.runner import cli, selection
 
 SITE = site_facts.load()
-GOOD = f"```python\nprint(1)\n```\n{snippets.MARKER}\n```text\n1\n```\n"
-TYPED = f"```python\nprint(2 + 2)\n```\n{snippets.MARKER}\n```text\n87\n```\n"  # an output nobody ran
+GOOD = f"```python\nprint(1)\n```\n{selection.MARKER}\n```text\n1\n```\n"
+TYPED = f"```python\nprint(2 + 2)\n```\n{selection.MARKER}\n```text\n87\n```\n"  # an output nobody ran
 SECTIONED = (f"<!-- --8<-- [start:code] -->\n```python\nprint({{n}})\n```\n<!-- --8<-- [end:code] -->\n"
-             f"<!-- --8<-- [start:output] -->\n{snippets.MARKER}\n```text\n{{n}}\n```\n<!-- --8<-- [end:output] -->\n")
+             f"<!-- --8<-- [start:output] -->\n{selection.MARKER}\n```text\n{{n}}\n```\n<!-- --8<-- [end:output] -->\n")
 
 
 def _base(tmp_path: Path, files: dict[str, str]) -> Path:
@@ -92,7 +93,7 @@ def test_one_block_s_code_over_another_block_s_output_is_refused(tmp_path):
 
 def test_a_section_that_does_not_hold_its_part_is_refused(tmp_path):
     moved = (f"<!-- --8<-- [start:code] -->\n<!-- --8<-- [end:code] -->\n```python\nprint(1)\n```\n"
-             f"<!-- --8<-- [start:output] -->\n{snippets.MARKER}\n```text\n1\n```\n<!-- --8<-- [end:output] -->\n")
+             f"<!-- --8<-- [start:output] -->\n{selection.MARKER}\n```text\n1\n```\n<!-- --8<-- [end:output] -->\n")
     base = _base(tmp_path, {"c/m.md": moved})
     found = "\n".join(includes.problems('--8<-- "c/m.md:code"\n--8<-- "c/m.md:output"\n', "p", base))
     assert "the section 'code' of snippets/c/m.md does not hold exactly its code fence" in found
@@ -132,7 +133,7 @@ def test_the_folders_pytest_never_enters_are_pytest_s_own():
 
 def test_a_file_of_snippets_no_runner_runs_fails_alone_naming_itself(tmp_path):
     base = _base(tmp_path, {"c/made-up.markdown": TYPED, "c/.h/x.md": GOOD, "c/good.md": GOOD})
-    blocks = snippets.collect([base])
+    blocks = selection.collect([base])
     bad = sorted(Path(b.error.split(":")[0]).name for b in blocks if b.error)
     assert bad == ["made-up.markdown", "x.md"], [b.error for b in blocks]
     assert [b.code for b in blocks if not b.error] == ["print(1)\n"]
@@ -140,12 +141,12 @@ def test_a_file_of_snippets_no_runner_runs_fails_alone_naming_itself(tmp_path):
 
 def test_check_given_a_page_checks_that_page_s_blocks(capsys):
     """Probe 12: `tools.snippets check docs/en/practice.md` said '0 blocks, 0 problems' and exited 0."""
-    paths, bad = snippets.page_paths([snippets.ROOT / "docs" / "en" / "practice.md"])
-    assert bad == [] and paths == [snippets.SNIPPETS / n for n in dict.fromkeys(sources.includes(
+    paths, bad = selection.page_paths([selection.ROOT / "docs" / "en" / "practice.md"])
+    assert bad == [] and paths == [selection.SNIPPETS / n for n in dict.fromkeys(sources.includes(
         sources.read("en", "practice.md")))]
-    assert snippets.main(["check", str(snippets.ROOT / "docs" / "en" / "references.md")]) == 1
+    assert cli.main(["check", str(selection.ROOT / "docs" / "en" / "references.md")]) == 1
     assert "docs/en/references.md: a page that includes no snippet: nothing to check" in capsys.readouterr().out
-    assert snippets.main(["check", str(snippets.ROOT / "mkdocs.yml")]) == 1
+    assert cli.main(["check", str(selection.ROOT / "mkdocs.yml")]) == 1
     assert "mkdocs.yml: not a snippet file (.md) nor a page of docs/" in capsys.readouterr().out
 
 
@@ -156,12 +157,12 @@ def test_the_block_include_form_is_refused_even_for_a_good_snippet(tmp_path):
 
 
 def test_check_given_a_folder_of_pages_checks_their_blocks():
-    paths, bad = snippets.page_paths([snippets.ROOT / "docs" / "en"])
+    paths, bad = selection.page_paths([selection.ROOT / "docs" / "en"])
     assert bad == []
-    assert set(paths) == {snippets.SNIPPETS / n for p in sources.pages("en") for n in sources.includes(sources.read("en", p))}
+    assert set(paths) == {selection.SNIPPETS / n for p in sources.pages("en") for n in sources.includes(sources.read("en", p))}
 
 
 def test_a_snippet_that_hides_its_own_code_in_a_comment_is_refused_where_included(tmp_path):
-    base = _base(tmp_path, {"c/x.md": "<!--\n" + GOOD.replace(snippets.MARKER, "-->\n" + snippets.MARKER)})
+    base = _base(tmp_path, {"c/x.md": "<!--\n" + GOOD.replace(selection.MARKER, "-->\n" + selection.MARKER)})
     [found] = includes.problems('--8<-- "c/x.md"\n', "docs/en/p.md", base)
     assert "snippets/c/x.md:2: the fence lies inside an HTML comment" in found

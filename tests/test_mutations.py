@@ -1,4 +1,4 @@
-"""Mutation tests of the offline promise (tools/html_scan.py and the MathML check, run by
+"""Mutation tests of the offline promise (tools/checks/html_scan.py and the MathML check, run by
 tests/test_build.py on the built site): each breaks the promise on a small fixture and asserts the
 check fails naming the file.
 
@@ -20,7 +20,8 @@ import test_build
 from mutation import render_markdown
 
 from hooks import site_facts
-from tools import html_scan, sources
+from tools import sources
+from tools.checks import html_scan
 
 SITE = site_facts.load()
 MATERIAL = Path(material.__file__).parent / "templates"
@@ -77,7 +78,7 @@ def test_a_foreign_address_in_a_script_or_an_svg_is_found(tmp_path):
     assert html_scan.external_assets(tmp_path) == [
         "assets/figure.svg: https://fonts.example.org/f.css",
         "assets/figure.svg: https://img.example.org/a.png",
-        "assets/module.wasm: a .wasm file the offline scan cannot read: classify its suffix in tools/html_scan.py",
+        "assets/module.wasm: a .wasm file the offline scan cannot read: classify its suffix in tools/checks/html_scan.py",
         "assets/reader.js: https://api.example.org/v1/${id}",
         "index.html: https://stats.example.org/hit",
     ]

@@ -3,7 +3,7 @@
 In a scratch copy of the project this adds a language the way CONTRIBUTING.md says: one entry
 under ``plugins.i18n.languages`` in mkdocs.yml (a copy of an existing language's, with its own
 locale, name and strings) and its tree ``docs/<locale>/`` (here a copy of an existing tree). Then
-it runs the project's generators (``python -m tools.notebooks write``, ``python -m tools.compat --tables``), builds strictly, and runs
+it runs the project's generators (``python -m tools.notebooks write``, ``python -m tools.generators.compat --tables``), builds strictly, and runs
 the parity, reference and build checks over every language. No code file is touched: if a code
 file still named the languages, one of these would fail.
 """
@@ -21,9 +21,9 @@ import pytest
 import yaml
 
 from hooks import site_facts
-from tools import built_site as checks
-from tools import parity, references
-from tools.build import build
+from tools.checks import built_site as checks
+from tools.checks import parity, references
+from tools.site.build import build
 
 SITE = site_facts.load()
 SOURCE = SITE.others[0]  # the language whose entry and tree the new one copies
@@ -70,10 +70,10 @@ def _third_language(tmp_path: Path, scratch) -> None:
     assert facts.languages == (*SITE.languages, NEW), facts.languages
     assert facts.public_url(NEW, "index.md") == SITE.site_url + f"{NEW}/"
 
-    gen = subprocess.run([sys.executable, "-m", "tools.notebooks", "write"], cwd=root, capture_output=True, text=True)
+    gen = subprocess.run([sys.executable, "-m", "tools.generators.notebooks", "write"], cwd=root, capture_output=True, text=True)
     assert gen.returncode == 0, gen.stdout + gen.stderr
     assert f"docs/{NEW}/notebooks/" in gen.stdout, f"the generator did not write the {NEW} notebooks:\n{gen.stdout}"
-    tables = subprocess.run([sys.executable, "-m", "tools.compat", "--tables"], cwd=root, capture_output=True, text=True)
+    tables = subprocess.run([sys.executable, "-m", "tools.generators.compat", "--tables"], cwd=root, capture_output=True, text=True)
     assert tables.returncode == 0 and f"<!-- {NEW} -->" in tables.stdout, tables.stdout + tables.stderr  # no file to write
 
     proc = build(tmp_path / "site", config)

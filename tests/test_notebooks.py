@@ -1,6 +1,6 @@
 """Every chapter as a Jupyter notebook — generated from the page, and it really runs.
 
-``tools/notebooks.py`` generates ``docs/<lang>/notebooks/<slug>.ipynb`` from each chapter: its
+``tools/generators/notebooks.py`` generates ``docs/<lang>/notebooks/<slug>.ipynb`` from each chapter: its
 headings in page order, each included snippet as a code cell holding the snippet's verified stdout.
 
 1. Current: regenerating every notebook in memory gives exactly the committed file, so a notebook
@@ -11,7 +11,7 @@ headings in page order, each included snippet as a code cell holding the snippet
    options, RNG draws without a seed, a variable that shadows a built-in, a patched module). So
    instead of running every block a second time, each cell is checked to be its block's code, the
    block's run alone on the native machine (shared with tests/test_snippets.py) to pass and leave
-   nothing behind, and the cells to reach nothing of each other (``tools/kernel_state.py``, which
+   nothing behind, and the cells to reach nothing of each other (``tools/checks/kernel_state.py``, which
    says what is covered where). One scratch notebook with the generated notebooks' kernel metadata
    is executed for real, to check the kernel facts that argument relies on.
 """
@@ -29,7 +29,10 @@ import nbformat
 import pytest
 
 from hooks import site_facts
-from tools import exercises, kernel_state, notebooks, snippets, sources
+from tools import exercise_section, sources
+from tools.runner import execution, reader_machines, refresh, selection
+from tools.checks import kernel_state
+from tools.generators import notebooks
 
 SITE = site_facts.load()
 ROOT = SITE.root
@@ -80,14 +83,14 @@ def test_both_languages_hold_the_same_code(slug):
 
 def notebook_problems(path: Path, result_of) -> list[str]:
     """What would make ``path``, run top to bottom in one kernel, print something else than the verified
-    outputs; ``result_of(block)`` is that block's run alone on the native machine (a snippets.Result)."""
+    outputs; ``result_of(block)`` is that block's run alone on the native machine (a execution.Result)."""
     rel = _rel(path) if path.is_relative_to(ROOT) else path.as_posix()
     nb = nbformat.read(path, as_version=4)
     try:
         nbformat.validate(nb)
     except nbformat.ValidationError as err:
         return [f"{rel} is no valid notebook: {err.message}"]
-    blocks: dict[str, list[snippets.Block]] = {}
+    blocks: dict[str, list[selection.Block]] = {}
     seen: dict[str, int] = {}
     failures, cells = [], []
     for n, cell in enumerate(c for c in nb.cells if c.cell_type == "code"):
@@ -97,7 +100,7 @@ def notebook_problems(path: Path, result_of) -> list[str]:
         name = cell.metadata.get("snippet", "")
         where = f"{rel}, code cell {n + 1} ({name})"
         if name not in blocks:
-            blocks[name] = snippets.extract(ROOT / name) if name and (ROOT / name).is_file() else []
+            blocks[name] = selection.extract(ROOT / name) if name and (ROOT / name).is_file() else []
         k = seen[name] = seen.get(name, -1) + 1
         if k >= len(blocks[name]):
             failures.append(f"{where}: no such snippet block (run `./run refresh`)")
@@ -112,7 +115,7 @@ def notebook_problems(path: Path, result_of) -> list[str]:
             continue
         cells.append(kernel_state.Cell(where, cell.source))
         result = result_of(block)
-        problem = snippets.problems(block, result)
+        problem = refresh.problems(block, result)
         if problem:
             failures.append(f"{where}: its block fails alone on the native machine, so the cell fails too:\n{problem}")
     return failures + kernel_state.problems(cells)
@@ -127,12 +130,12 @@ def test_notebook_prints_the_verified_outputs_top_to_bottom(snippet_runs, path):
 
     Each cell gets in the kernel what its block gets alone in the runner, plus what the cells before it
     left: so a cell that is its block's code (same syntax tree; only annotation comments are dropped),
-    whose block passes alone on the native machine (output, no state left behind: tools/_worker.py,
+    whose block passes alone on the native machine (output, no state left behind: tools/runner/worker.py,
     random state reseeded from the OS), and that can reach nothing an earlier cell left in the shared
-    namespace or in a module (tools/kernel_state.py), prints in the notebook what it prints alone. The
+    namespace or in a module (tools/checks/kernel_state.py), prints in the notebook what it prints alone. The
     blocks are not run a second time for it.
     """
-    machine = next(iter(snippets.VARIANTS))
+    machine = next(iter(reader_machines.VARIANTS))
     index = {(b.path.resolve(), b.lineno): i for i, b in enumerate(snippet_runs.blocks)}
     results = snippet_runs.results(machine)
 
@@ -146,7 +149,7 @@ def test_notebook_prints_the_verified_outputs_top_to_bottom(snippet_runs, path):
 
 def _scratch_notebook(tmp_path: Path, sources: list[str]) -> Path:
     """A notebook whose cells are blocks of snippets/ with the given code."""
-    real = [b for b in snippets.collect() if b.expected is not None][:len(sources)]
+    real = [b for b in selection.collect() if b.expected is not None][:len(sources)]
     nb = nbformat.v4.new_notebook()
     for block, source in zip(real, sources):
         cell = nbformat.v4.new_code_cell(source if source is not None else notebooks.strip_annotations(block.code))
@@ -157,8 +160,8 @@ def _scratch_notebook(tmp_path: Path, sources: list[str]) -> Path:
     return path
 
 
-def _passing(block) -> snippets.Result:
-    return snippets.Result(block.expected or "")
+def _passing(block) -> execution.Result:
+    return execution.Result(block.expected or "")
 
 
 def test_the_notebook_check_passes_blocks_that_pass_alone(tmp_path):
@@ -167,14 +170,14 @@ def test_the_notebook_check_passes_blocks_that_pass_alone(tmp_path):
 
 def test_a_cell_whose_block_leaves_state_behind_fails_naming_the_cell(tmp_path):
     path = _scratch_notebook(tmp_path, [None, None])
-    left = lambda b: snippets.Result(b.expected or "", state=["torch.get_default_dtype(): float32 -> float64"])
+    left = lambda b: execution.Result(b.expected or "", state=["torch.get_default_dtype(): float32 -> float64"])
     [first, *_] = notebook_problems(path, left)
     assert "scratch.ipynb, code cell 1 (snippets/" in first and "leaves global state behind" in first
 
 
 def test_a_cell_whose_block_prints_otherwise_fails_with_a_diff(tmp_path):
     path = _scratch_notebook(tmp_path, [None])
-    [message] = notebook_problems(path, lambda b: snippets.Result("something else\n"))
+    [message] = notebook_problems(path, lambda b: execution.Result("something else\n"))
     assert "code cell 1" in message and "+something else" in message
 
 
@@ -211,7 +214,7 @@ def test_what_cells_do_not_share_is_not_reported():
 
 def test_a_generated_notebook_runs_in_its_kernel_as_the_check_assumes(tmp_path):
     """The kernel the notebooks name starts, prints to the stdout stream, runs code as __main__ and,
-    unlike the snippet runner, defines no __file__ (what tools/kernel_state.py relies on)."""
+    unlike the snippet runner, defines no __file__ (what tools/checks/kernel_state.py relies on)."""
     from nbclient import NotebookClient
 
     nb = nbformat.read(NOTEBOOKS[0], as_version=4)
@@ -253,7 +256,7 @@ def _plain(md: str) -> str:
 def page_paragraphs(text: str) -> list[tuple[int, str]]:
     """(line, text) of each paragraph, list, table, caption and admonition title of a page before its
     exercises: what its notebook must say too. Includes and figure images are no prose."""
-    section = exercises.parse(text)
+    section = exercise_section.parse(text)
     if section is not None:
         text = text[:section.start]
     found, block, start = [], [], 0
@@ -336,7 +339,7 @@ def setup_problems(lang: str, rel: str, nb) -> list[str]:
         return [f"{rel}: the setup cell is not the first code cell, right after the notebook's first note"]
     found = []
     if nb.cells[1].source != notebooks.setup_code():
-        found.append(f"{rel}: the setup cell is not `tools.notebooks.setup_code()` (run `./run refresh`)")
+        found.append(f"{rel}: the setup cell is not `tools.generators.notebooks.setup_code()` (run `./run refresh`)")
     if notebooks.setup_text(lang) not in nb.cells[0].source:
         found.append(f"{rel}: the first cell does not say what the setup cell installs (run `./run refresh`)")
     return found
@@ -368,7 +371,7 @@ def test_a_notebook_without_a_paragraph_of_its_chapter_fails_naming_it():
 
 
 def test_page_markup_left_in_a_notebook_fails_naming_it(tmp_path):
-    """Mutations of tools/notebooks.py: inline math left as \\( … \\), a heading id kept, a verdict marker
+    """Mutations of tools/generators/notebooks.py: inline math left as \\( … \\), a heading id kept, a verdict marker
     kept, an admonition left as written, a link left relative."""
     from mutation import mutated
 
@@ -435,10 +438,10 @@ def setup_behaviour_problems(code: str) -> list[str]:
     """What the setup cell does wrong: outside Colab anything at all; in Colab, installing other than exactly
     the pins (torch from PyTorch's CPU index), installing what is already there, or not restarting when a
     module imported before the install had another version."""
-    from tools import compat
+    from tools.generators import compat
 
     pins = compat.pinned()
-    where = "the setup cell (tools/notebooks.py, setup_code)"
+    where = "the setup cell (tools/generators/notebooks.py, setup_code)"
     found = []
     run = _run_setup(code, colab=False, installed={})
     if run["calls"] or run["restart"]:
@@ -472,4 +475,4 @@ def test_a_broken_setup_cell_is_found(old, new, expected):
     code = notebooks.setup_code()
     assert code.count(old) == 1, f"mutation target {old!r} is not once in the setup cell"
     found = setup_behaviour_problems(code.replace(old, new))
-    assert any(expected in f and f.startswith("the setup cell (tools/notebooks.py") for f in found), found
+    assert any(expected in f and f.startswith("the setup cell (tools/generators/notebooks.py") for f in found), found

@@ -1,6 +1,6 @@
 """Promise 3 — every number in prose is printed on that page, quoted from a cited source, or derived in the page's math.
 
-The checker is ``tools/numbers.py`` (its docstring lists the rules; ``python -m tools.numbers`` runs it,
+The checker is ``tools/checks/numbers.py`` (its docstring lists the rules; ``python -m tools.checks.numbers`` runs it,
 ``--explain`` shows how each number is bound). The first test runs it over every chapter, the home page
 and the glossary, in both languages; a failure names page, line and number and quotes the sentence.
 The other tests prove each rule on small inputs, and that a real page fails when a snippet's output
@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from hooks import site_facts
-from tools import numbers, sources
+from tools import sources
+from tools.checks import numbers
 
 SITE = site_facts.load()
 

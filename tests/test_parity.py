@@ -14,8 +14,9 @@ import re
 import pytest
 
 from hooks import site_facts
-from tools import built_site as built_site_checks
-from tools import parity, sources
+from tools.checks import built_site as built_site_checks
+from tools import sources
+from tools.checks import parity
 
 SITE = site_facts.load()
 

@@ -14,7 +14,7 @@ import pytest
 from mkdocs.exceptions import PluginError
 
 from hooks import explorables, notebook_figures
-from tools import snippets
+from tools.runner import comparison, execution, refresh, selection
 
 BLACK = (b'<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><path d="M 0 0 L 5 5" '
          b'style="fill: none; stroke: #000000; stroke-width: 1.5"/><rect fill="#1f77b4" x="1" y="2"/></svg>')
@@ -28,20 +28,20 @@ BLACK = (b'<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><path 
     (b'fill="#1f77b4"', b'fill="#1f77b4c0"'),
 ])
 def test_a_figure_recoloured_by_hand_fails(old, new):
-    diff = snippets.compare_svg(BLACK, BLACK.replace(old, new))
+    diff = comparison.compare_svg(BLACK, BLACK.replace(old, new))
     assert diff is not None and diff.moved, diff
 
 
 def test_a_colour_written_otherwise_with_the_same_meaning_passes():
-    assert snippets.compare_svg(BLACK, BLACK.replace(b"#000000", b"#000")) is None
-    assert snippets.compare_svg(BLACK, BLACK.replace(b"#1f77b4", b"#1F77B4")) is None
+    assert comparison.compare_svg(BLACK, BLACK.replace(b"#000000", b"#000")) is None
+    assert comparison.compare_svg(BLACK, BLACK.replace(b"#1f77b4", b"#1F77B4")) is None
     nearly = BLACK.replace(b"stroke-width: 1.5", b"stroke-width: 1.5000001")
-    diff = snippets.compare_svg(BLACK, nearly)
+    diff = comparison.compare_svg(BLACK, nearly)
     assert diff is None or not diff.moved
 
 
 def test_a_figure_edited_by_hand_is_never_advised_into_the_notebooks(tmp_path):
-    """The notebook check told a reader with a hand-edited figure to run `tools.notebooks write`, which copies it."""
+    """The notebook check told a reader with a hand-edited figure to run `tools.generators.notebooks write`, which copies it."""
     import base64
 
     name = "f.en.svg"
@@ -65,16 +65,16 @@ def _data(value) -> bytes:
 @pytest.mark.parametrize("bad", [float("nan"), float("inf"), float("-inf")])
 def test_a_non_finite_number_in_a_data_file_is_refused_compared_written_and_built(tmp_path, bad):
     """NaN / Infinity counted as within tolerance both ways; the browser's JSON.parse then refused the file."""
-    diff = snippets.compare_json(_data(bad), _data(bad))
+    diff = comparison.compare_json(_data(bad), _data(bad))
     assert diff is not None and diff.moved and "is no JSON number" in str(diff)
-    assert snippets.compare_json(_data(2.0), _data(bad)).moved
-    assert snippets.compare_json(_data(bad), _data(2.0)).moved
+    assert comparison.compare_json(_data(2.0), _data(bad)).moved
+    assert comparison.compare_json(_data(bad), _data(2.0)).moved
     path = tmp_path / "writes.md"
-    path.write_text("```python\nprint('saved')\n```\n" + f"{snippets.MARKER}\n```text\nsaved\n```\n", encoding="utf-8")
-    [block] = snippets.extract(path)
+    path.write_text("```python\nprint('saved')\n```\n" + f"{selection.MARKER}\n```text\nsaved\n```\n", encoding="utf-8")
+    [block] = selection.extract(path)
     data = tmp_path / "data"
     data.mkdir()
-    found = snippets.reconcile(block, snippets.Result("saved\n", files={"f.json": _data(bad)}), True,
+    found = refresh.reconcile(block, execution.Result("saved\n", files={"f.json": _data(bad)}), True,
                                tmp_path / "figures", data)
     assert [f.fixed for f in found] == [False] and "is no JSON number" in found[0].message
     assert not (data / "f.json").exists()  # refresh writes no file the browser refuses
@@ -88,38 +88,38 @@ def test_a_non_finite_number_in_a_data_file_is_refused_compared_written_and_buil
 def test_refresh_rewrites_a_snippet_saved_with_windows_line_endings_and_keeps_them(tmp_path, newline):
     """Refresh said 'run refresh again' for a CRLF snippet forever: advice that never worked."""
     path = tmp_path / "crlf.md"
-    text = f"```python\nprint(1)\nprint(2)\n```\n{snippets.MARKER}\n```text\n1\n```\n"
+    text = f"```python\nprint(1)\nprint(2)\n```\n{selection.MARKER}\n```text\n1\n```\n"
     path.write_bytes(text.replace("\n", newline).encode())
-    [block] = snippets.extract(path)
-    assert snippets.rewrite_output(path, block, "1\n2\n")
+    [block] = selection.extract(path)
+    assert refresh.rewrite_output(path, block, "1\n2\n")
     assert path.read_bytes() == text.replace("1\n```\n", "1\n2\n```\n").replace("\n", newline).encode()
-    [again] = snippets.extract(path)
-    assert again.expected == "1\n2\n" and not snippets.rewrite_output(path, again, "1\n2\n")
+    [again] = selection.extract(path)
+    assert again.expected == "1\n2\n" and not refresh.rewrite_output(path, again, "1\n2\n")
 
 
 def test_a_byte_order_mark_is_named_not_reported_as_an_unclosed_fence(tmp_path):
     path = tmp_path / "bom.md"
     path.write_bytes(b"\xef\xbb\xbf```python\nprint(1)\n```\n")
-    [block] = snippets.collect([path])
+    [block] = selection.collect([path])
     assert "bom.md:1: the file starts with a byte order mark" in block.error and "never closed" not in block.error
 
 
 def test_an_output_too_long_for_pytest_codeblocks_is_not_written_and_such_a_file_fails_alone(tmp_path):
     """A block printing 10 000 lines: refresh wrote a file pytest-codeblocks then refused at collection,
     which stopped every block of `pytest --codeblocks snippets/`."""
-    limit = snippets.codeblocks_line_limit()
+    limit = selection.codeblocks_line_limit()
     path = tmp_path / "long.md"
     text = "```python\nfor i in range(10000):\n    print(i)\n```\n"
     path.write_text(text, encoding="utf-8")
-    [block] = snippets.extract(path)
+    [block] = selection.extract(path)
     stdout = "".join(f"{i}\n" for i in range(limit))
-    [finding] = snippets.reconcile(block, snippets.Result(stdout), write=True)
+    [finding] = refresh.reconcile(block, execution.Result(stdout), write=True)
     assert not finding.fixed and "more than pytest-codeblocks reads" in finding.message
     assert path.read_text(encoding="utf-8") == text
-    path.write_text(text + f"{snippets.MARKER}\n```text\n{stdout}```\n", encoding="utf-8")
-    (tmp_path / "zz-good.md").write_text(f"```python\nprint(1)\n```\n{snippets.MARKER}\n```text\n1\n```\n",
+    path.write_text(text + f"{selection.MARKER}\n```text\n{stdout}```\n", encoding="utf-8")
+    (tmp_path / "zz-good.md").write_text(f"```python\nprint(1)\n```\n{selection.MARKER}\n```text\n1\n```\n",
                                          encoding="utf-8")
-    bad, good = snippets.collect([tmp_path])
+    bad, good = selection.collect([tmp_path])
     assert "long.md: " in bad.error and "more than pytest-codeblocks reads" in bad.error and good.error is None
 
 
@@ -135,11 +135,11 @@ def test_a_write_killed_midway_leaves_only_an_ignored_temporary_that_the_next_wr
     code = ("import os, signal, sys; sys.path.insert(0, sys.argv[1]); from tools import files; "
             "os.replace = lambda *a: os.kill(os.getpid(), signal.SIGKILL); "
             "files.write_atomic(__import__('pathlib').Path(sys.argv[2]), 'x' * 9_000_000)")
-    proc = subprocess.run([sys.executable, "-c", code, str(snippets.ROOT), str(target)], capture_output=True)
+    proc = subprocess.run([sys.executable, "-c", code, str(selection.ROOT), str(target)], capture_output=True)
     assert proc.returncode == -9, proc.stderr
     [left] = [p for p in tmp_path.iterdir() if p != target]
     assert target.read_text(encoding="utf-8") == "old\n" and left.name.startswith(".snippet.md.")
-    ignored = subprocess.run(["git", "-C", str(snippets.ROOT), "check-ignore", "-q", "--no-index",
+    ignored = subprocess.run(["git", "-C", str(selection.ROOT), "check-ignore", "-q", "--no-index",
                               f"snippets/home/{left.name}"])
     assert ignored.returncode == 0, f"{left.name} in snippets/ would not be ignored by git"
     (tmp_path / "other.md").write_text("x", encoding="utf-8")

@@ -39,10 +39,12 @@ from selectolax.lexbor import LexborHTMLParser as HTMLParser
 from hooks import compat as compat_hook
 from hooks import provenance
 from hooks import site_facts
-from tools import built_site as built_site_checks
-from tools import compat, snippets, sources
-from tools.reader_text import VERIFICATION  # the page that shows the versions and the compatibility table
-from tools.browser import browser_decision
+from tools.checks import built_site as built_site_checks
+from tools import sources
+from tools.runner import selection
+from tools.generators import compat
+from tools.checks.reader_text import VERIFICATION  # the page that shows the versions and the compatibility table
+from tools.site.browser import browser_decision
 
 from mutation import mutated
 
@@ -420,9 +422,9 @@ def _compat_fixture(tmp_path: Path) -> tuple[dict, dict[str, str]]:
     folder = tmp_path / "snippets"
     folder.mkdir(exist_ok=True)
     one, two = folder / "one.md", folder / "two.md"  # one block per file, as the runner requires
-    one.write_text(f"```python\nprint(2)\n```\n{snippets.MARKER}\n```text\n2\n```\n", encoding="utf-8")
-    two.write_text(f"```python\nprint(1 + 2)\n```\n{snippets.MARKER}\n```text\n4\n```\n", encoding="utf-8")
-    same, differs = compat.compare(sys.executable, snippets.collect([one, two]), jobs=2, timeout=60)
+    one.write_text(f"```python\nprint(2)\n```\n{selection.MARKER}\n```text\n2\n```\n", encoding="utf-8")
+    two.write_text(f"```python\nprint(1 + 2)\n```\n{selection.MARKER}\n```text\n4\n```\n", encoding="utf-8")
+    same, differs = compat.compare(sys.executable, selection.collect([one, two]), jobs=2, timeout=60)
     assert same.same and not same.diff
     assert not differs.same and "-4" in differs.diff and "+3" in differs.diff and differs.name.endswith("two.md:1")
     outcomes = []
@@ -557,7 +559,7 @@ def test_compat_of_some_snippet_files_merges_them_into_each_row(tmp_path):
     """``./run compat PATH`` in a fake environment (this Python, --no-install): the block measured replaces
     its outcome in that row, stamped with today's date and HEAD, every other outcome and row is kept, and
     results.json stays honest. Then the environment's versions move: the row holds only what was measured
-    under them. A merge that kept the others anyway (tools/compat.py without the versions check) would
+    under them. A merge that kept the others anyway (tools/generators/compat.py without the versions check) would
     claim blocks under versions that never ran them: the test names the row it finds wrong."""
     out, cache = tmp_path / "compat", tmp_path / "cache"
     out.mkdir()
@@ -663,7 +665,7 @@ def test_a_marker_without_its_results_fails_the_build_and_a_new_block_shows_as_n
                                   compat_hook._labels(lang))
     # a name that sorts first, so the note names it among its first compat_hook.NAMED blocks (the rest are counted)
     (copy / "snippets" / "add-and-norm" / "a-float16-ceiling.md").write_text(
-        f"```python\nprint(65504)\n```\n{snippets.MARKER}\n```text\n65504\n```\n", encoding="utf-8")
+        f"```python\nprint(65504)\n```\n{selection.MARKER}\n```text\n65504\n```\n", encoding="utf-8")
     now = compat_hook.today(copy)
     assert compat_results_problems(result, now) == []
     for lang in SITE.languages:
@@ -761,9 +763,9 @@ def test_pages_workflow_tests_then_builds_then_deploys_what_it_built():
 
 def pdf_publishing_problems(workflow: str, ci: str) -> list[str]:
     """The published site carries both PDF editions: the Pages workflow prints them into site/ (the home
-    pages then link them relatively, tools/pdf.py's localize) after the strict build and before the upload,
+    pages then link them relatively, tools/site/pdf.py's localize) after the strict build and before the upload,
     and .ci/run installs the Simplified-Chinese font the Chinese edition embeds. Each problem names the file."""
-    from tools import pdf
+    from tools.site import pdf
 
     problems = []
     steps = yaml.safe_load(workflow)["jobs"]["build"]["steps"]
@@ -773,7 +775,7 @@ def pdf_publishing_problems(workflow: str, ci: str) -> list[str]:
     pdf_at = next((i for i, r in enumerate(runs) if re.fullmatch(r"\S*python3? -m tools\.pdf site", r)), None)
     upload_at = next((i for i, u in enumerate(uses) if u.startswith("actions/upload-pages-artifact@")), None)
     if pdf_at is None:
-        problems.append(".github/workflows/pages.yml: no step prints the PDF editions into site/ (python -m tools.pdf site)")
+        problems.append(".github/workflows/pages.yml: no step prints the PDF editions into site/ (python -m tools.site.pdf site)")
     elif not (build_at is not None and upload_at is not None and build_at < pdf_at < upload_at):
         problems.append(".github/workflows/pages.yml: the PDF editions must be printed after ./run build, before the upload")
     installs = re.findall(r"apt-get install[^\n]*", ci)
@@ -786,12 +788,12 @@ def test_the_published_site_carries_both_pdf_editions():
     workflow = WORKFLOW.read_text(encoding="utf-8")
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert pdf_publishing_problems(workflow, ci) == []
-    step = next(line for line in workflow.splitlines() if "-m tools.pdf site" in line)
+    step = next(line for line in workflow.splitlines() if "-m tools.site.pdf site" in line)
     [problem] = pdf_publishing_problems(workflow.replace(step, "        run: echo no PDF"), ci)
     assert problem.startswith(".github/workflows/pages.yml: no step prints the PDF editions"), problem
     moved = yaml.safe_load(workflow)
     steps = moved["jobs"]["build"]["steps"]
-    steps.append(steps.pop(next(i for i, s in enumerate(steps) if "tools.pdf" in s.get("run", ""))))
+    steps.append(steps.pop(next(i for i, s in enumerate(steps) if "tools.site.pdf" in s.get("run", ""))))
     [problem] = pdf_publishing_problems(yaml.safe_dump(moved), ci)
     assert "after ./run build, before the upload" in problem, problem
     [problem] = pdf_publishing_problems(workflow, ci.replace(" fonts-noto-cjk", " fonts-wqy-zenhei"))

@@ -177,10 +177,11 @@ def test_built_search_index_holds_no_source_lines(built_site):
         assert not found, f"{index}: source lines in {found[:5]}"
 
 
-# --------------------------------------------------------------------------- notebook pages (tools/notebooks.py)
+# --------------------------------------------------------------------------- notebook pages (tools/generators/notebooks.py)
 
 from hooks import notebook_figures, site_facts  # noqa: E402
-from tools import notebooks, sources  # noqa: E402
+from tools import sources  # noqa: E402
+from tools.generators import notebooks  # noqa: E402
 
 SITE = site_facts.load()
 
@@ -235,7 +236,7 @@ def test_notebook_reads_as_the_chapters_notebook_with_its_figures(lang, slug):
 
 
 def test_a_figure_under_the_wrong_cell_is_found(tmp_path):
-    """Mutation: tools/notebooks.py attaches each figure to the chapter's first code cell, not to the
+    """Mutation: tools/generators/notebooks.py attaches each figure to the chapter's first code cell, not to the
     cell that saves it (as with ``code[0]`` for ``code[-1]``, or ``code[-1]`` where several snippets
     come before the figures, as on add-and-norm)."""
     from mutation import mutated

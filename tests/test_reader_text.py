@@ -1,4 +1,4 @@
-"""What a reader reads on the built pages (issue 39, tools/reader_text.py): no authoring process in the
+"""What a reader reads on the built pages (issue 39, tools/checks/reader_text.py): no authoring process in the
 text, in either language, and no list that fell apart. Each check runs on the strict build and is shown
 to fail, naming the page, on a broken copy."""
 
@@ -11,7 +11,8 @@ import markdown
 import pytest
 
 from hooks import site_facts
-from tools import reader_text, sources
+from tools import sources
+from tools.checks import reader_text
 
 SITE = site_facts.load()
 

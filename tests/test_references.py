@@ -14,7 +14,7 @@ import dataclasses
 from pathlib import Path
 
 from hooks import site_facts
-from tools import references
+from tools.checks import references
 
 SITE = site_facts.load()
 # The failure tests use two languages: the default one (D) and another (O).

@@ -1,6 +1,6 @@
 """Every conclusion replicates: ``python -m tools.snippets replicate --seed-offset N`` and its patch.
 
-``tools/seeds.py`` shifts every seed a block sets, at run time, in the block's own process; ``tools/replicate.py``
+``tools/runner/seeds.py`` shifts every seed a block sets, at run time, in the block's own process; ``tools/checks/replicate.py``
 reruns the experiment blocks so and compares their verdicts with the shown ones. Here: each seeding form the
 patch covers is shifted, exactly (unit tests, in a process of their own: the patch never touches pytest's);
 every seeding call in ``snippets/`` has a covered form; a scratch verdict that holds only on its own seeds is
@@ -19,7 +19,9 @@ from pathlib import Path
 import pytest
 
 from mutation import mutated
-from tools import replicate, seeds, snippets
+from tools.runner import execution, reader_machines, selection
+from tools.checks import replicate
+from tools.runner import seeds
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -75,7 +77,7 @@ print(json.dumps({"plain": plain, "shifted": shifted, "patched": patched, "resto
 
 def _forms_run(module_file: str) -> dict:
     proc = subprocess.run([sys.executable, "-c", FORMS_SCRIPT, module_file, json.dumps(FORMS)], cwd=ROOT,
-                          capture_output=True, text=True, env=snippets.machine_env(snippets.DEFAULT))
+                          capture_output=True, text=True, env=reader_machines.machine_env(reader_machines.DEFAULT))
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
 
@@ -116,7 +118,7 @@ def test_a_seed_that_is_not_an_integer_is_refused_not_kept():
 
 
 def test_every_seeding_call_in_the_snippets_is_shifted_by_the_patch():
-    blocks = snippets.collect()
+    blocks = selection.collect()
     found = [form for b in blocks if b.error is None for _, form in seeds.seeding_calls(b.code)]
     assert len(found) > 50 and "torch.Generator().manual_seed" in found, found  # the enumeration sees them
     problems = replicate.unshifted_seeds(blocks)
@@ -133,7 +135,7 @@ def test_mutation_a_seeding_form_the_patch_does_not_cover_is_named_with_its_file
                                                                                          form):
     path = (tmp_path / "uncovered.md").resolve()
     path.write_text(f"```python\n{code}```\n", encoding="utf-8")
-    problems = replicate.unshifted_seeds(snippets.extract(path))
+    problems = replicate.unshifted_seeds(selection.extract(path))
     assert len(problems) == 1 and problems[0].startswith(f"{path.as_posix()}:{line}: {form}(...)"), problems
 
 
@@ -205,16 +207,16 @@ def _replication_problems(code: int, out: str, folder: Path) -> list[str]:
 
 
 def test_a_verdict_missing_or_new_in_the_rerun_is_a_difference_and_statistics_alone_are_not():
-    block = snippets.Block(Path("snippets/p/x.md"), 1, "", "✔ a: 1\n✘ b: 2\n✔ c: 3\n")
-    same = replicate.compare(block, snippets.Result("✔ a: 9\n✘ b: 8\n✔ c: 7\n"), 5)
+    block = selection.Block(Path("snippets/p/x.md"), 1, "", "✔ a: 1\n✘ b: 2\n✔ c: 3\n")
+    same = replicate.compare(block, execution.Result("✔ a: 9\n✘ b: 8\n✔ c: 7\n"), 5)
     assert same.replicates, same.differences
-    moved = replicate.compare(block, snippets.Result("✔ a: 9\n✔ c: 7\n✔ d: 6\n"), 5)
+    moved = replicate.compare(block, execution.Result("✔ a: 9\n✔ c: 7\n✔ d: 6\n"), 5)
     assert moved.differences == [
         "snippets/p/x.md:1: 'b': the page shows ✘ (2); offset 5 prints no such verdict",
         "snippets/p/x.md:1: 'd': offset 5 prints ✔ (6); the page shows no such verdict"]
-    died = replicate.compare(block, snippets.Result("✔ a: 1\n", error="Traceback ...\nValueError: x"), 5)
+    died = replicate.compare(block, execution.Result("✔ a: 1\n", error="Traceback ...\nValueError: x"), 5)
     assert not died.replicates and "ValueError: x" in died.error
-    edited = replicate.compare(block, snippets.Result("✔ a: 9\n✘ b: 8\n✔ c: 7\n", violations=["the tree changed"]), 5)
+    edited = replicate.compare(block, execution.Result("✔ a: 9\n✘ b: 8\n✔ c: 7\n", violations=["the tree changed"]), 5)
     assert edited.replicates and edited.notes == ["the tree changed"]
 
 
@@ -260,7 +262,7 @@ def test_the_command_names_a_block_that_cannot_rerun_and_refuses_a_missing_offse
 
 def _replication(tmp: Path, scratch) -> tuple[list[replicate.Outcome], list[str]]:
     """Every experiment block of the site, rerun at ``SUITE_OFFSET``: an ``AT_START`` job (tests/conftest.py)."""
-    blocks = snippets.collect()
+    blocks = selection.collect()
     outcomes, seconds = replicate.replicate(blocks, SUITE_OFFSET)
     return outcomes, replicate.report(outcomes, SUITE_OFFSET, seconds)
 

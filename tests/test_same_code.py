@@ -1,5 +1,5 @@
 """Promise 6 — true: a collapsed block titled "the same code with `X`" is the block above it with
-exactly that one line changed (``tools.same_code``). A failure names the page, the line of the title
+exactly that one line changed (``tools.checks.same_code``). A failure names the page, the line of the title
 and shows the diff between the two snippets."""
 
 from __future__ import annotations
@@ -9,7 +9,8 @@ import re
 import pytest
 
 from hooks import site_facts
-from tools import same_code, sources
+from tools import sources
+from tools.checks import same_code
 
 CLAIMS = same_code.all_claims()
 SITE = site_facts.load()

@@ -1,7 +1,7 @@
 """The suite's schedule: slow jobs in the background, reader machines as cores free up, --quick.
 
 ``tests/conftest.py`` starts the strict build, the snippet machines and the pytest-codeblocks run as
-the session begins (``tools/background.py``); ``snippets.run_variants`` starts each machine as soon as
+the session begins (``tools/background.py``); ``execution.run_variants`` starts each machine as soon as
 the blocks running at once are fewer than the cores. What must hold: every machine's results come back
 in the order asked for, a machine that fails stops the others and its error reaches the caller, a
 session that ends early stops what its jobs started, and ``--quick`` runs the first machine only,
@@ -23,28 +23,29 @@ from pathlib import Path
 import pytest
 
 from hooks import site_facts
-from tools import background, snippets
+from tools import background
+from tools.runner import execution, reader_machines, selection
 
 ROOT = site_facts.ROOT
 
 
 def test_machines_of_one_block_at_a_time_start_first():
-    order = snippets.start_order(snippets.VARIANTS)
-    assert sorted(order) == sorted(snippets.VARIANTS)
-    workers = [snippets.VARIANTS[label].workers for label in order]
+    order = execution.start_order(reader_machines.VARIANTS)
+    assert sorted(order) == sorted(reader_machines.VARIANTS)
+    workers = [reader_machines.VARIANTS[label].workers for label in order]
     assert workers == sorted(workers), order
 
 
 def _tiny_blocks(tmp_path):
     path = tmp_path / "tiny.md"
     path.write_text("```python\nimport os\nprint(os.environ['OMP_NUM_THREADS'])\n```\n", encoding="utf-8")
-    return snippets.extract(path)
+    return selection.extract(path)
 
 
 def test_every_machine_runs_and_results_keep_the_order_asked_for(tmp_path):
-    machines = {f"{n} threads": snippets.Variant({"OMP_NUM_THREADS": str(n)}, threads=n, workers=w) for n, w in ((3, 2), (1, 1))}
-    assert snippets.start_order(machines) == ["1 threads", "3 threads"]  # not the order asked for
-    runs, seconds = snippets.run_variants(_tiny_blocks(tmp_path), machines, ncores=1)
+    machines = {f"{n} threads": reader_machines.Variant({"OMP_NUM_THREADS": str(n)}, threads=n, workers=w) for n, w in ((3, 2), (1, 1))}
+    assert execution.start_order(machines) == ["1 threads", "3 threads"]  # not the order asked for
+    runs, seconds = execution.run_variants(_tiny_blocks(tmp_path), machines, ncores=1)
     assert list(runs) == list(seconds) == list(machines)
     assert {label: r[0].stdout for label, r in runs.items()} == {"3 threads": "3\n", "1 threads": "1\n"}
 
@@ -72,13 +73,13 @@ def test_a_machine_that_fails_stops_the_others_and_their_blocks(tmp_path):
     flag, marker = tmp_path / "fail now", f"residual-notes-test-{uuid.uuid4().hex}"
     (tmp_path / "sitecustomize.py").write_text(  # the broken machine's worker: dies when told to
         f"import os, time\nwhile not os.path.exists({str(flag)!r}):\n    time.sleep(0.05)\nos._exit(3)\n")
-    machines = {"broken": snippets.Variant({"PYTHONPATH": str(tmp_path)}, threads=1, workers=1),
-                "waiting": snippets.Variant({"RESIDUAL_NOTES_TEST_MARK": marker}, threads=1, workers=1)}
+    machines = {"broken": reader_machines.Variant({"PYTHONPATH": str(tmp_path)}, threads=1, workers=1),
+                "waiting": reader_machines.Variant({"RESIDUAL_NOTES_TEST_MARK": marker}, threads=1, workers=1)}
     outcome: list[BaseException | None] = []
 
     def run():
         try:
-            snippets.run_variants(snippets.extract(path), machines, ncores=2)
+            execution.run_variants(selection.extract(path), machines, ncores=2)
             outcome.append(None)
         except BaseException as err:  # noqa: BLE001 - checked below
             outcome.append(err)
@@ -139,7 +140,7 @@ def test_quick_runs_the_first_machine_only_without_browser_and_codeblocks_run():
                           cwd=ROOT, capture_output=True, text=True)
     ids = [line for line in proc.stdout.splitlines() if "::" in line]
     assert proc.returncode == 0 and ids, proc.stdout[-3000:] + proc.stderr[-3000:]
-    first, others = list(snippets.VARIANTS)[0], list(snippets.VARIANTS)[1:]
+    first, others = list(reader_machines.VARIANTS)[0], list(reader_machines.VARIANTS)[1:]
     assert any(first in i for i in ids)
     assert not [i for i in ids if any(o in i for o in others)]
     assert not [i for i in ids if i.startswith("tests/test_browser.py")]
@@ -166,15 +167,15 @@ def test_a_machine_starts_its_longest_blocks_first_keeps_the_order_asked_for_and
         path = tmp_path / f"{name}.md"
         path.write_text(f"```python\n{code}```\n", encoding="utf-8")
         paths.append(path)
-    blocks = [b for p in paths for b in snippets.extract(p)]
+    blocks = [b for p in paths for b in selection.extract(p)]
     measured = tmp_path / "results.json"
     outcomes = [{"name": b.name, "seconds": s} for b, s in zip(blocks, (1.0, 30.0, None, 5.0)) if s is not None]
     measured.write_text(json.dumps({"environments": [{"outcomes": outcomes}]}), encoding="utf-8")
-    assert snippets.start_first(blocks, measured) == [2, 4, 5, 1, 3, 0]
-    assert snippets.start_first(blocks, tmp_path / "absent.json") == [0, 1, 2, 3, 4, 5]
+    assert execution.start_first(blocks, measured) == [2, 4, 5, 1, 3, 0]
+    assert execution.start_first(blocks, tmp_path / "absent.json") == [0, 1, 2, 3, 4, 5]
 
-    one_at_a_time = snippets.Variant(snippets.DEFAULT.env, 1, workers=1)
-    results = snippets.run(blocks, one_at_a_time, measured=measured)
+    one_at_a_time = reader_machines.Variant(reader_machines.DEFAULT.env, 1, workers=1)
+    results = execution.run(blocks, one_at_a_time, measured=measured)
     printed = [r.stdout.split() for r in results]
     assert [p[0] for p in printed] == names, [r.error for r in results]  # the order asked for
     started = sorted(range(len(names)), key=lambda i: int(printed[i][1]))
@@ -201,14 +202,14 @@ def test_passive_openmp_waiting_changes_no_digit_on_the_oversubscribed_machine(t
     enough to run in parallel print the same bits, on the machine with more threads than cores, under
     ACTIVE (libgomp's spinning) and PASSIVE. (torch's wheel links GNU OpenMP, libgomp: Intel's
     KMP_BLOCKTIME does nothing here.)"""
-    label = next(lab for lab in snippets.VARIANTS if "more threads than cores" in lab)
-    machine = snippets.VARIANTS[label]
+    label = next(lab for lab in reader_machines.VARIANTS if "more threads than cores" in lab)
+    machine = reader_machines.VARIANTS[label]
     path = tmp_path / "waiting.md"
     path.write_text(f"```python\n{WAITING}```\n", encoding="utf-8")
-    blocks = snippets.extract(path)
+    blocks = selection.extract(path)
     printed = {}
     for policy in ("PASSIVE", "ACTIVE"):
-        [result] = snippets.run(blocks, snippets.Variant({**machine.env, "OMP_WAIT_POLICY": policy}, machine.threads, 1))
+        [result] = execution.run(blocks, reader_machines.Variant({**machine.env, "OMP_WAIT_POLICY": policy}, machine.threads, 1))
         assert result.error is None, result.error
         printed[policy] = result.stdout.split()
     assert [p[:2] for p in printed.values()] == [["PASSIVE", str(machine.threads)], ["ACTIVE", str(machine.threads)]]
@@ -445,7 +446,7 @@ def test_a_test_cannot_change_what_the_background_jobs_share(monkeypatch, tmp_pa
         "site_facts, which tools/ imports": lambda: monkeypatch.setattr(site_facts, "ROOT", tmp_path),
         "the hooks package, which every hook imports": lambda: monkeypatch.setattr(hooks, "one_module", None),
         "a dotted name": lambda: monkeypatch.setattr("os.replace", None),
-        "an instance": lambda: monkeypatch.setattr(snippets.DEFAULT, "threads", 3),
+        "an instance": lambda: monkeypatch.setattr(reader_machines.DEFAULT, "threads", 3),
         "os.environ": lambda: monkeypatch.setitem(os.environ, "X", "1"),
         "setenv": lambda: monkeypatch.setenv("X", "1"),
         "delenv": lambda: monkeypatch.delenv("HOME"),

@@ -26,8 +26,8 @@ import pytest
 from mkdocs.exceptions import PluginError
 
 from hooks import site_facts
-from tools import built_site as checks
-from tools.build import build
+from tools.checks import built_site as checks
+from tools.site.build import build
 
 SITE = site_facts.load()
 INDEX = "search/search_index.json"
@@ -207,7 +207,7 @@ def test_changed_nbconvert_markup_fails_naming_it(tmp_path):
 
 
 def test_notebook_markdown_math_is_rendered_as_mathml_and_an_unpaired_dollar_fails(tmp_path):
-    """The exercises' markdown cells hold $…$ math (tools/notebooks.py); the notebook page shows it as
+    """The exercises' markdown cells hold $…$ math (tools/generators/notebooks.py); the notebook page shows it as
     the chapters do, through hooks/math.py, since the site loads no MathJax."""
     import nbformat
 
@@ -230,7 +230,7 @@ def test_notebook_markdown_math_is_rendered_as_mathml_and_an_unpaired_dollar_fai
 
 
 def test_published_links_and_images_of_a_notebook_stay_on_the_built_site(tmp_path):
-    """A notebook links the published site (a downloaded one has no pages beside it: tools/notebooks.py);
+    """A notebook links the published site (a downloaded one has no pages beside it: tools/generators/notebooks.py);
     on its page those links and a diagram's image are relative, anchors kept, so the page works offline
     and on a local build. A link elsewhere stays as it is."""
     import nbformat

@@ -1,6 +1,6 @@
 """Promise 4 — Chinese that reads as written, one term each; the two source articles named one way.
 
-``tools/terms.py`` holds the variants a native editor flagged (主干, 预归一化, 后归一化, 非正规数, 倒置瓶颈,
+``tools/checks/terms.py`` holds the variants a native editor flagged (主干, 预归一化, 后归一化, 非正规数, 倒置瓶颈,
 编码层, plain 网络, 预激活值) and the names a reader misreads ("seed 000", "source article 001",
 ``!!! seed``, ``#seed-claims``, ``seed000-layer.md``). The glossary lists the variants in its alias column,
 which is the one place they may appear. Failures name file, line, the variant and the term to use.
@@ -13,7 +13,8 @@ import shutil
 from pathlib import Path
 
 from hooks import site_facts
-from tools import sources, terms
+from tools import sources
+from tools.checks import terms
 
 SITE = site_facts.load()
 

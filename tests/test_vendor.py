@@ -1,10 +1,10 @@
-"""Vendored browser libraries are the files the manifest records (tools/vendor.py), never fetched at build or page time."""
+"""Vendored browser libraries are the files the manifest records (tools/generators/vendor.py), never fetched at build or page time."""
 
 from __future__ import annotations
 
 import shutil
 
-from tools import vendor
+from tools.generators import vendor
 
 
 def test_vendored_files_have_the_sha256_of_the_manifest():

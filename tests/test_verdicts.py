@@ -1,6 +1,6 @@
 """Every conclusion is what its output shows: experiment blocks print verdicts, pages state only those.
 
-``tools/verdicts.py`` detects experiment blocks by rule (a loop that computes gradients and updates
+``tools/checks/verdicts.py`` detects experiment blocks by rule (a loop that computes gradients and updates
 parameters; ``manual_seed`` called with a seed that varies), reads the verdict lines (``✔ claim: evidence``)
 of their recorded outputs (``tests/test_snippets.py`` checks those outputs are what the code prints), and
 compares them with the markers (``<!-- ✔ claim -->``) that each page puts after the sentence drawing
@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hooks import site_facts
-from tools import verdicts
+from tools.checks import verdicts
 
 SITE = site_facts.load()
 
@@ -153,16 +153,16 @@ print(len(set(draws)))
 
 def test_an_experiment_is_decided_by_what_runs_not_by_its_source(tmp_path):
     """A training loop whose backward()/step() sit in a helper, and a NumPy seed sweep, needed no verdict."""
-    from tools import snippets
+    from tools.runner import execution, reader_machines, selection
 
     blocks = []
     for i, code in enumerate([*RAN_EXPERIMENTS.values(), "import torch\ntorch.manual_seed(0)\nprint(1)\n"]):
         path = tmp_path / f"b{i}.md"
         path.write_text(f"```python\n{code}```\n", encoding="utf-8")
-        [block] = snippets.extract(path)
+        [block] = selection.extract(path)
         assert not verdicts.experiment_kind(block.code)  # the source rule misses each
         blocks.append(block)
-    results = snippets.run(blocks)
+    results = execution.run(blocks)
     for (what, _), block, result in zip(RAN_EXPERIMENTS.items(), blocks, results):
         assert result.error is None, result.error
         [problem] = verdicts.run_problems(block, result)
@@ -172,8 +172,8 @@ def test_an_experiment_is_decided_by_what_runs_not_by_its_source(tmp_path):
 
 
 def test_every_block_that_ran_as_an_experiment_prints_its_verdicts(snippet_runs):
-    from tools import snippets
+    from tools.runner import execution, reader_machines, selection
 
-    results = snippet_runs.results(next(iter(snippets.VARIANTS)))
+    results = snippet_runs.results(next(iter(reader_machines.VARIANTS)))
     found = [p for b, r in zip(snippet_runs.blocks, results) for p in verdicts.run_problems(b, r)]
     assert not found, "\n".join(found)

@@ -2,7 +2,7 @@
 
 For the snippet files named (and those the named pages include), their blocks run on the native machine
 and are compared with the outputs they show, the figures they draw and the explorable data they write
-(``tools/snippets.py``: ``reconcile``, the tests' own comparison), and their verdicts are checked. For the
+(``tools/runner/refresh.py``: ``reconcile``, the tests' own comparison), and their verdicts are checked. For the
 named pages, and the pages that include a named snippet file, in every language (the languages are
 compared with each other): parity, numbers, terms, verdicts, exercises, the notebooks, "the same code"
 claims and citations, each by the project's own check (``tools/*.py``), kept to what names these files.
@@ -26,8 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hooks import site_facts
-from tools import build as site_build
-from tools import exercises, notebooks, numbers, parity, references, same_code, snippets, sources, terms, verdicts
+from tools.site import build as site_build
+from tools import sources
+from tools.runner import execution, reader_machines, refresh, selection
+from tools.checks import exercises, numbers, parity, references, same_code, terms, verdicts
+from tools.generators import notebooks
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -42,8 +45,8 @@ class Targets:
         return [f"docs/{lang}/{page}" for lang, page in self.pages]
 
     def snippet_names(self) -> list[str]:
-        return [f"snippets/{p.relative_to(snippets.SNIPPETS).as_posix()}" for p in self.files
-                if p.is_relative_to(snippets.SNIPPETS)]
+        return [f"snippets/{p.relative_to(selection.SNIPPETS).as_posix()}" for p in self.files
+                if p.is_relative_to(selection.SNIPPETS)]
 
 
 def _rel(path: Path) -> str:
@@ -60,8 +63,8 @@ def targets(paths: list[Path], facts: site_facts.Facts | None = None) -> Targets
         path = Path(path).resolve()
         if not path.exists():
             raise SystemExit(f"./run check: {path} does not exist")
-        if path.is_relative_to(snippets.SNIPPETS):
-            files += snippets.snippet_files([path])
+        if path.is_relative_to(selection.SNIPPETS):
+            files += selection.snippet_files([path])
         elif path.is_relative_to(docs) and path != docs and (path.is_dir() or path.suffix == ".md"):
             rel = path.relative_to(docs)
             lang = rel.parts[0]
@@ -71,14 +74,14 @@ def targets(paths: list[Path], facts: site_facts.Facts | None = None) -> Targets
             for page in found:
                 name = page.relative_to(docs / lang).as_posix()
                 pages.add(name)
-                files += [snippets.SNIPPETS / inc for inc in sources.includes(page.read_text(encoding="utf-8"))]
+                files += [selection.SNIPPETS / inc for inc in sources.includes(page.read_text(encoding="utf-8"))]
         else:
             raise SystemExit(f"./run check: {_rel(path)} is neither a snippet file (snippets/...md) nor a page "
                              f"(docs/<language>/...md)")
     named = {f.resolve() for f in files}
     for lang in facts.languages:  # the pages that show a named snippet file
         for page in sources.pages(lang, facts.docs):
-            if page.endswith(".md") and any((snippets.SNIPPETS / inc).resolve() in named
+            if page.endswith(".md") and any((selection.SNIPPETS / inc).resolve() in named
                                             for inc in sources.includes(sources.read(lang, page, facts.docs))):
                 pages.add(page)
     unique = list(dict.fromkeys(f.resolve() for f in files))
@@ -108,11 +111,11 @@ def block_problems(t: Targets) -> tuple[list[Problem], str]:
     """Each block run once on the native machine, compared as the tests compare it; and its verdicts."""
     if not t.files:
         return [], "no snippet files"
-    blocks = snippets.collect(t.files)
-    label = next(iter(snippets.VARIANTS))
-    runs, seconds = snippets.run_variants(blocks, {label: snippets.DEFAULT}, probe=False)
+    blocks = selection.collect(t.files)
+    label = next(iter(reader_machines.VARIANTS))
+    runs, seconds = execution.run_variants(blocks, {label: reader_machines.DEFAULT}, probe=False)
     found = []
-    for finding in snippets.check(blocks, runs[label]):
+    for finding in refresh.check(blocks, runs[label]):
         refreshable = " prints output but shows none" in finding.message or " output differs from the page" in \
             finding.message or " is not committed" in finding.message or " differently (" in finding.message
         found.append(Problem("blocks", finding.message, REFRESH if refreshable else ""))

@@ -6,7 +6,7 @@ and a syntax error in one went unnoticed. This runs the server as a child proces
 own and starts a fresh one whenever a ``.py`` file under a watched folder changes; a server that cannot
 start (a syntax error in a hook) shows its error, and the next edit starts it again.
 
-    python -m tools.serve [mkdocs serve options]
+    python -m tools.site.serve [mkdocs serve options]
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ import sys
 import threading
 from pathlib import Path
 
-from tools.builder import BUILDER
+from tools.site.builder import BUILDER
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 WATCHED = ("hooks",)
 
 

@@ -16,7 +16,7 @@ exactly one line, and that line is the statement in the title's inline code (com
 syntax trees, so quotes, spacing and a trailing comment do not matter). The title's wording is the
 page's language; only its inline code is read.
 
-    python -m tools.same_code            # every page; exit 1 with the differing lines when a claim is wrong
+    python -m tools.checks.same_code            # every page; exit 1 with the differing lines when a claim is wrong
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hooks import site_facts
-from tools import snippets, sources
+from tools import sources
+from tools.runner import selection
 
 _COLLAPSED = re.compile(
     r'^\?\?\?\+? example "(?P<title>[^"\n]*`(?P<code>[^`\n]+)`[^"\n]*)"\n\n'
@@ -58,7 +59,7 @@ def claims(text: str, page: str) -> list[Claim]:
 
 
 def _code(root: Path, rel: str) -> list[str]:
-    blocks = snippets.extract(root / rel)
+    blocks = selection.extract(root / rel)
     if len(blocks) != 1:
         raise ValueError(f"snippets/{rel}: {len(blocks)} python blocks, expected 1")
     return blocks[0].code.splitlines()
@@ -71,14 +72,14 @@ def _same_statement(a: str, b: str) -> bool:
         return False
 
 
-def problem(claim: Claim, root: Path = snippets.SNIPPETS) -> str | None:
+def problem(claim: Claim, root: Path = selection.SNIPPETS) -> str | None:
     """Why the claim is wrong (with the differing lines), or None when it holds."""
     where = f"{claim.page}:{claim.line}: \"the same code with `{claim.statement}`\""
     if not claim.base:
         return f"{where}: no whole block above it on the page to be the same code as"
     try:
         base, variant = _code(root, claim.base), _code(root, claim.variant)
-    except (ValueError, snippets.SnippetError, OSError) as err:
+    except (ValueError, selection.SnippetError, OSError) as err:
         return f"{where}: {err}"
     changed = [op for op in difflib.SequenceMatcher(a=base, b=variant, autojunk=False).get_opcodes()
                if op[0] != "equal"]

@@ -1,6 +1,6 @@
 """The site builder ``./run`` names on its ``BUILDER=`` line: ``mkdocs`` or ``properdocs``.
 
-Its own module, importing nothing but the standard library, so that ``tools/serve.py`` learns the builder
+Its own module, importing nothing but the standard library, so that ``tools/site/serve.py`` learns the builder
 without importing MkDocs itself (the server it supervises is a child process).
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-RUN = Path(__file__).resolve().parent.parent / "run"
+RUN = Path(__file__).resolve().parents[2] / "run"
 
 
 def _builder() -> str:

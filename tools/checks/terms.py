@@ -13,7 +13,7 @@ are not prose) a number from 10 000 up is grouped in threes with the language's 
 from mkdocs.yml (``2,099,712``; ``2 099 712``), and a four-digit number is not grouped (``1347``). The
 references page is bibliographic data and is not checked.
 
-``python -m tools.terms`` prints every problem.
+``python -m tools.checks.terms`` prints every problem.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from hooks import site_facts
-from tools import numbers, sources
+from tools import sources
+from tools.checks import numbers
 
 _SITE = site_facts.load()
 

@@ -1,7 +1,7 @@
 """Vendored browser libraries: fetch a pinned version from npm, and check the committed files.
 
-    python -m tools.vendor fetch   # maintainer: npm pack each package, verify, write the files
-    python -m tools.vendor check   # every committed file has the sha256 the manifest records
+    python -m tools.generators.vendor fetch   # maintainer: npm pack each package, verify, write the files
+    python -m tools.generators.vendor check   # every committed file has the sha256 the manifest records
 
 ``docs/assets/vendor/manifest.json`` is the one record: for each package its version, the npm
 tarball's integrity (sha512, as the registry publishes it), the folder it is vendored in
@@ -25,7 +25,7 @@ from pathlib import Path
 
 from tools.files import write_atomic
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 VENDOR = ROOT / "docs" / "assets" / "vendor"
 MANIFEST = "manifest.json"
 
@@ -54,7 +54,7 @@ def check(vendor: Path = VENDOR) -> list[str]:
                 found.append(f"{rel}: missing (manifest {MANIFEST} lists it for {name} {entry['version']})")
             elif sha256(path.read_bytes()) != meta["sha256"]:
                 found.append(f"{rel}: sha256 {sha256(path.read_bytes())}, the manifest records {meta['sha256']} "
-                             f"({name} {entry['version']}; run python -m tools.vendor fetch)")
+                             f"({name} {entry['version']}; run python -m tools.generators.vendor fetch)")
         if where.is_dir():
             extra = sorted(p.name for p in where.iterdir() if p.name not in entry["files"])
             found += [f"{where.name}/{e}: not in {MANIFEST}" for e in extra]
@@ -94,7 +94,7 @@ def fetch(vendor: Path = VENDOR) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tools.vendor", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m tools.generators.vendor", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("command", choices=["fetch", "check"])
     args = parser.parse_args(argv)

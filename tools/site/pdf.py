@@ -1,10 +1,10 @@
 """The PDF edition of each language, printed by Chromium from the built pages.
 
-    python -m tools.pdf SITE_DIR     # after `mkdocs build --strict -d SITE_DIR`; `./run pdf` does both
+    python -m tools.site.pdf SITE_DIR     # after `mkdocs build --strict -d SITE_DIR`; `./run pdf` does both
 
 For each language this joins the ``<article>`` of every page in nav order into one print page (the
 math is the pages' MathML, the code blocks carry their verified outputs, the figures are the
-language's own SVG files), opens it from the site served as published (``tools/browser.py``) and
+language's own SVG files), opens it from the site served as published (``tools/site/browser.py``) and
 prints it with Playwright's ``page.pdf`` (tagged, with an outline from the headings). It is a book: a
 title page (title, subtitle, edition date and commit, licence), a contents page with each chapter's
 page number (two printings, :func:`print_edition`), each chapter's name as the running header of its
@@ -31,7 +31,8 @@ from pathlib import Path, PurePosixPath
 from urllib.parse import urljoin, urlsplit
 
 from hooks import citation, pdf_link, site_facts
-from tools import browser, files
+from tools import files
+from tools.site import browser
 
 _ARTICLE = re.compile(r"<article\b[^>]*>(.*?)</article>", re.S)
 _STYLESHEET = re.compile(r'<link rel="stylesheet" href="([^"]+)"')
@@ -104,7 +105,7 @@ def print_page(site: Path, lang: str, facts: site_facts.Facts, commit: str | Non
         text = (site / facts.url_of(lang, page) / "index.html").read_text(encoding="utf-8")
         m = _ARTICLE.search(text)
         if not m:
-            raise SystemExit(f"tools/pdf.py: {facts.url_of(lang, page)}index.html has no <article>")
+            raise SystemExit(f"tools/site/pdf.py: {facts.url_of(lang, page)}index.html has no <article>")
         if not head_css:
             head_css = [urljoin(url, h) for h in _STYLESHEET.findall(text)]
             title = html.unescape(_TITLE.search(text).group(1))
@@ -115,7 +116,7 @@ def print_page(site: Path, lang: str, facts: site_facts.Facts, commit: str | Non
             # it the list markers fall outside the page and the icons cover the titles' first character
             body = re.search(r'<body\b[^>]*\bdir="([^"]+)"', text)
             if not body:
-                raise SystemExit(f'tools/pdf.py: {facts.url_of(lang, page)}index.html: expected Material\'s <body dir="...">')
+                raise SystemExit(f'tools/site/pdf.py: {facts.url_of(lang, page)}index.html: expected Material\'s <body dir="...">')
             body_dir = body.group(1)
         slug = _slug(page)
 
@@ -189,7 +190,7 @@ def cjk_font(weight: int = 400, families: tuple[str, ...] = CJK_FAMILIES) -> tup
         path, index, names = (out.split("|", 2) + ["", ""])[:3]
         if family in names.split(",") and Path(path).is_file():
             return Path(path), int(index or 0)
-    raise SystemExit(f"tools/pdf.py: no Simplified-Chinese font ({' or '.join(families)}) for the print page: "
+    raise SystemExit(f"tools/site/pdf.py: no Simplified-Chinese font ({' or '.join(families)}) for the print page: "
                      f"apt-get install {CJK_PACKAGE}")
 
 
@@ -336,7 +337,7 @@ def chapter_pages(pdf: Path) -> dict[str, int]:
         index = {page.objgen: n for n, page in enumerate(doc.pages, 1)}
         dests = doc.Root.get("/Dests")
         if dests is None:
-            raise SystemExit(f"tools/pdf.py: {pdf.name} has no named destinations (/Dests): "
+            raise SystemExit(f"tools/site/pdf.py: {pdf.name} has no named destinations (/Dests): "
                              "expected Chromium to write one for each id a link points at")
         return {str(key)[1:]: index[dests[key][0].objgen] for key in dests.keys() if "--" not in str(key)}
 
@@ -351,7 +352,7 @@ def print_edition(site: Path, lang: str, facts: site_facts.Facts, commit: str | 
     second = chapter_pages(out)
     slugs = [_slug(p) for p in facts.nav_pages]
     if [second.get(s) for s in slugs] != [first.get(s) for s in slugs] or None in second.values():
-        raise SystemExit(f"tools/pdf.py: {out.name}: the chapters moved between the two printings "
+        raise SystemExit(f"tools/site/pdf.py: {out.name}: the chapters moved between the two printings "
                          f"({first} then {second}): the contents would give wrong page numbers")
     return second
 
@@ -366,10 +367,10 @@ def localize(site: Path, facts: site_facts.Facts | None = None) -> list[Path]:
         page = site / facts.url_of(lang, "index.md") / "index.html"
         name = pdf_name(facts, lang)
         if not (site / name).is_file():
-            raise SystemExit(f"tools/pdf.py: {site / name} does not exist: {page} may not link it")
+            raise SystemExit(f"tools/site/pdf.py: {site / name} does not exist: {page} may not link it")
         text = page.read_text(encoding="utf-8")
         if name not in {m.group(1) for m in pdf_link.LINK.finditer(text)}:
-            raise SystemExit(f'tools/pdf.py: {page} has no PDF link to {name} (<span class="rn-pdf-edition" '
+            raise SystemExit(f'tools/site/pdf.py: {page} has no PDF link to {name} (<span class="rn-pdf-edition" '
                              f'data-pdf="{name}">, written by hooks/pdf_link.py)')
         files.write_atomic(page, pdf_link.LINK.sub(
             lambda m: pdf_link.link(facts, lang, local=True) if m.group(1) == name else m.group(0), text))
@@ -715,7 +716,7 @@ def size_problems(pdf: Path, budget: int = SIZE_BUDGET, font_budget: int = FONT_
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m tools.pdf", description=__doc__,
+    ap = argparse.ArgumentParser(prog="python -m tools.site.pdf", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("site", type=Path, help="a site built by `mkdocs build --strict -d SITE`")
     args = ap.parse_args(argv)

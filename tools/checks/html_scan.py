@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 
 # Shipped files that are no document, style sheet or script: the browser loads nothing they name.
 NOT_LOADED = {".json": "data (the search index)", ".xml": "the sitemap", ".gz": "the compressed sitemap",
-              ".ipynb": "notebooks to download", ".pdf": "the PDF edition, to download (tools/pdf.py)", ".map": "source maps (developer tools only)",
+              ".ipynb": "notebooks to download", ".pdf": "the PDF edition, to download (tools/site/pdf.py)", ".map": "source maps (developer tools only)",
               ".woff2": "a font", ".woff": "a font", ".ttf": "a font", ".png": "an image", ".jpg": "an image",
               ".jpeg": "an image", ".gif": "an image", ".webp": "an image", ".ico": "an icon", ".txt": "text"}
 # XML namespace names are identifiers in the form of an address, never fetched.
@@ -165,7 +165,7 @@ def external_assets(site: Path, known: tuple[Known, ...] = KNOWN) -> list[str]:
             continue
         if path.suffix not in (".html", ".htm", ".svg", ".css", ".js", ".mjs"):
             found.append(f"{rel}: a {path.suffix or 'suffix-less'} file the offline scan cannot read: "
-                         "classify its suffix in tools/html_scan.py")
+                         "classify its suffix in tools/checks/html_scan.py")
             continue
         text = path.read_text(encoding="utf-8", errors="replace")
         if path.suffix in (".html", ".htm"):

@@ -1,10 +1,10 @@
 """Benchmarks: build and snippet times, page weights, time to rendered math, first-visit bytes.
 
-    python -m tools.bench            # or ./run bench
-    python -m tools.bench --skip-build --skip-snippets   # only the browser figures
-    python -m tools.bench --builds-only                  # only build and `mkdocs serve` timings
+    python -m tools.site.bench            # or ./run bench
+    python -m tools.site.bench --skip-build --skip-snippets   # only the browser figures
+    python -m tools.site.bench --builds-only                  # only build and `mkdocs serve` timings
 
-* Builds run in a copy of the project (``tools.build.PROJECT``) so that
+* Builds run in a copy of the project (``tools.site.build.PROJECT``) so that
   "cold" really starts empty: no ``.cache`` (math font subset, notebook conversions, highlighted
   code) and a fresh temp dir (jieba's dictionary cache), in a fresh process. "Warm" is the next
   build of that copy (median of 3). Each time is wall clock; CPU seconds (user + sys of the build
@@ -18,7 +18,7 @@
   to the served page showing it (median of 3 edits), and the server's CPU seconds meanwhile;
   then the same edit in the floor's ``mkdocs serve``, so that a reload, too, has a floor from the
   same run to be read against.
-* Snippets: every block through ``tools.snippets.run`` (its default variant), wall clock.
+* Snippets: every block through ``tools.runner.execution.run`` (its default variant), wall clock.
 * Page weight: the HTML file, raw and gzip (the target is on gzip, what a reader downloads from a
   host that compresses, as GitHub Pages does; the raw size counts highlighted code many times over:
   Pygments wraps every token in a span), and in headless Chromium with an empty cache the bytes of every
@@ -51,9 +51,11 @@ import urllib.request
 from pathlib import Path
 
 from hooks import site_facts
-from tools import notebooks, snippets, sources
-from tools.browser import CHROMIUM, CHROMIUM_ARGS, serve_published
-from tools.build import build, copy_project
+from tools import sources
+from tools.runner import execution, reader_machines, selection
+from tools.generators import notebooks
+from tools.site.browser import CHROMIUM, CHROMIUM_ARGS, serve_published
+from tools.site.build import build, copy_project
 
 KB = 1024
 
@@ -134,7 +136,7 @@ def floor_config(text: str) -> str:
         out.append(line)
     floor = "".join(out + pending)
     if sorted(kept) != sorted(FLOOR_PLUGINS) or re.search(r"^hooks:|^\s+custom_dir:", floor, re.M):
-        raise SystemExit(f"tools/bench.py: the floor config is not bare Material with {FLOOR_PLUGINS}; plugins: {kept}")
+        raise SystemExit(f"tools/site/bench.py: the floor config is not bare Material with {FLOOR_PLUGINS}; plugins: {kept}")
     return floor
 
 
@@ -239,9 +241,9 @@ def _proc_cpu(pid: int) -> float:
 
 
 def bench_snippets() -> tuple[float, int]:
-    blocks = snippets.collect()
+    blocks = selection.collect()
     start = time.perf_counter()
-    snippets.run(blocks)
+    execution.run(blocks)
     return time.perf_counter() - start, len(blocks)
 
 
@@ -337,7 +339,7 @@ def _mark(ok: bool) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tools.bench", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m tools.site.bench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--skip-build", action="store_true", help="reuse a plain strict build; no build timings")
     parser.add_argument("--skip-snippets", action="store_true")
@@ -375,7 +377,7 @@ def main(argv: list[str] | None = None) -> int:
         if not (args.skip_snippets or args.builds_only):
             print("running every snippet ...", file=sys.stderr)
             seconds, count = bench_snippets()
-            rows.append((f"all snippets ({count} blocks, {snippets.DEFAULT.workers} workers)", f"{seconds:.1f} s", f"≤ {TARGETS['snippets']:.0f} s",
+            rows.append((f"all snippets ({count} blocks, {reader_machines.DEFAULT.workers} workers)", f"{seconds:.1f} s", f"≤ {TARGETS['snippets']:.0f} s",
                          seconds <= TARGETS["snippets"]))
         if args.builds_only:
             browser = None

@@ -1,10 +1,10 @@
 """Screenshots of built pages, for a person to look at (not a test).
 
-    python -m tools.screenshot [--site DIR] [--out DIR] [--dark] PAGE ...
+    python -m tools.site.screenshot [--site DIR] [--out DIR] [--dark] PAGE ...
 
 PAGE is a path of the built site such as ``residual-connections/`` or ``en/ffn-design/``.
 Without --site it builds the site first (strict) into a temporary folder. Full-page PNGs go to
-``screenshots/`` (ignored by git). Needs Debian's Chromium headless shell (``tools.browser.CHROMIUM``).
+``screenshots/`` (ignored by git). Needs Debian's Chromium headless shell (``tools.site.browser.CHROMIUM``).
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import tempfile
 from pathlib import Path
 
 from hooks import site_facts
-from tools.browser import CHROMIUM, CHROMIUM_ARGS, serve
-from tools.build import build
+from tools.site.browser import CHROMIUM, CHROMIUM_ARGS, serve
+from tools.site.build import build
 
 
 def main() -> None:

@@ -83,7 +83,7 @@ Rounding
     ``x`` must be larger than ``p`` and truncate to it; after ``less than``/``fewer than``/``不到``/``小于``
     it must be smaller and round up to it ("over" and "below" are prepositions too often to count). ``N orders of magnitude`` binds ``x`` with ``|log10 x − N| ≤ 0.5``.
 
-Run ``python -m tools.numbers`` (all pages; exit 1 when a number is unbound), ``python -m tools.numbers
+Run ``python -m tools.checks.numbers`` (all pages; exit 1 when a number is unbound), ``python -m tools.checks.numbers
 docs/en/ffn-design.md``, ``--summary`` (counts per page and per kind of evidence) or ``--explain`` (how each
 number is bound: printed, cited, math, ratio).
 

@@ -1,6 +1,6 @@
 """Every seed a block sets, shifted by ``N`` at run time: the patch behind ``python -m tools.snippets replicate``.
 
-The code the reader sees is not changed. In the process that runs one block (``tools/_worker.py``, when the
+The code the reader sees is not changed. In the process that runs one block (``tools/runner/worker.py``, when the
 environment holds ``OFFSET_ENV``), before the block's code runs, ``shift_seeds(N)`` replaces the seeding
 functions and classes with ones that add ``N`` to each integer seed:
 
@@ -60,7 +60,7 @@ def shifted(seed, offset: int):
     if isinstance(seed, (list, tuple)):
         return type(seed)(shifted(s, offset) for s in seed)
     raise TypeError(f"replicate shifts integer seeds; this block seeds with {type(seed).__name__} {seed!r}, "
-                    "which it cannot shift (tools/seeds.py)")
+                    "which it cannot shift (tools/runner/seeds.py)")
 
 
 def _class_like(original: type) -> type:

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from hooks.site_facts import CONFIG_FILE, ROOT
-from tools.builder import BUILDER
+from tools.site.builder import BUILDER
 
 # What a build reads: a copy of these is a project that builds on its own (tools/ for the generators).
 PROJECT = ("mkdocs.yml", "CITATION.cff", "requirements.txt", "requirements-docs.txt", "search-terms.zh.txt", "docs", "snippets",

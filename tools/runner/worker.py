@@ -1,6 +1,6 @@
-"""Worker for tools.snippets: run code blocks, each in its own forked process, and watch them.
+"""The worker of the snippet runner (tools/runner/execution.py): run code blocks, each in its own forked process, and watch them.
 
-``python -m tools._worker REQUEST RESULTS`` reads a JSON request (see ``tools.snippets.run``) and writes
+``python -m tools.runner.worker REQUEST RESULTS`` reads a JSON request (see ``tools.runner.execution.run``) and writes
 a pickled list of result dicts, one per block in input order, to RESULTS. Nothing is exchanged over
 stdout: a block that writes to file descriptor 1 or 2 cannot corrupt the results.
 
@@ -13,7 +13,7 @@ once. Each block then gets its own child process, so nothing leaks between block
   ``work/``, and ``sys.stdout`` writes straight through to fd 1, so output keeps its order;
 * random state is what a fresh interpreter has (torch, Python and NumPy reseeded from the OS);
 * with ``RESIDUAL_NOTES_SEED_OFFSET`` set (``python -m tools.snippets replicate``), every seed the block sets
-  is shifted by that much (``tools/seeds.py``), patched before its code runs; the variable is then removed;
+  is shifted by that much (``tools/runner/seeds.py``), patched before its code runs; the variable is then removed;
 * the code is compiled with the snippet file's name and line numbers, and the file is registered
   with ``linecache``, so a traceback names ``snippets/<page>/<file>.md``, its line, and shows it;
 * an audit hook refuses (and records) network connections to other hosts, DNS lookups, writes
@@ -50,7 +50,7 @@ import warnings
 from multiprocessing.connection import wait
 from pathlib import Path
 
-from tools import seeds
+from tools.runner import seeds
 
 # scikit-learn (and scipy) set warning filters and KMP_* variables when imported: preloaded, that is
 # not mistaken for state a block leaves behind.
@@ -74,7 +74,7 @@ def global_state() -> dict[str, object]:
     try:
         print_opts = dict(vars(torch._tensor_str.PRINT_OPTS))
     except AttributeError as err:  # a private detail: fail loudly if torch moves it
-        raise RuntimeError("torch._tensor_str.PRINT_OPTS is gone: update tools/_worker.global_state") from err
+        raise RuntimeError("torch._tensor_str.PRINT_OPTS is gone: update tools/runner/worker.global_state") from err
     state = {
         "torch.get_default_dtype()": torch.get_default_dtype(),
         "torch.get_default_device()": torch.get_default_device(),
@@ -290,7 +290,7 @@ class Ran:
     """What a block did that makes it an experiment, counted while it runs, whatever its source looks like:
     the optimizer steps it took (torch's global step hook, so a step inside a helper function counts) and the
     seeds it set (``torch.manual_seed``, ``numpy.random.seed`` / ``default_rng``, ``random.seed``), each wrapped for the block's run and restored after it
-    (``tools/verdicts.py`` reads the counts)."""
+    (``tools/checks/verdicts.py`` reads the counts)."""
 
     def __init__(self):
         self.steps = 0
@@ -509,7 +509,7 @@ def _read_stdout(block_dir: Path) -> tuple[str, str | None]:
 
 def _trim(stderr: str) -> str:
     """faulthandler's stacks without the runner's own frames."""
-    own = ("tools/_worker.py", "multiprocessing/", 'File "<string>"')
+    own = ("tools/runner/worker.py", "multiprocessing/", 'File "<string>"')
     return "".join(line for line in stderr.splitlines(True) if not any(o in line for o in own))
 
 

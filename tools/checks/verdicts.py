@@ -7,8 +7,8 @@ An *experiment block* is detected from its code, by rule (no list of files):
 * or it **draws seeds**: ``torch.manual_seed(...)`` (or ``Generator().manual_seed``) is called with an
   argument that is not a literal, i.e. the block runs under several seeds (a sweep over runs).
 
-* or, whatever its source looks like, it **ran** as one (``run_kinds``, from ``snippets.Result.ran``, counted in
-  the block's own process by ``tools/_worker.Ran``): an optimizer took ``STEPS`` steps or more (a step in a
+* or, whatever its source looks like, it **ran** as one (``run_kinds``, from ``execution.Result.ran``, counted in
+  the block's own process by ``tools/runner/worker.Ran``): an optimizer took ``STEPS`` steps or more (a step in a
   helper function counts), or ``SEEDS`` distinct seeds or more were set (torch, NumPy, ``random``).
 
 Such a block defines a small helper (blocks are self-contained, so each block has its own copy)::
@@ -25,7 +25,7 @@ invisible marker that repeats the symbol and the claim: ``<!-- ✔ <claim> -->``
 where the page says the claim does not hold). A marker whose symbol differs from the printed one, a marker
 naming no verdict of the page's blocks, a printed verdict no marker names, a claim printed more than once by
 the blocks of one page (one marker could not say which result it means), and an experiment block with no
-verdict are problems (``python -m tools.verdicts`` lists them; ``tests/test_verdicts.py``).
+verdict are problems (``python -m tools.checks.verdicts`` lists them; ``tests/test_verdicts.py``).
 """
 
 from __future__ import annotations
@@ -37,7 +37,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hooks import site_facts
-from tools import snippets, sources
+from tools import sources
+from tools.runner import execution, selection
 
 HOLDS, FAILS = "✔", "✘"
 HELPER = "verdict"
@@ -91,8 +92,8 @@ STEPS = 2  # optimizer steps taken while it runs that make it a training run
 
 
 def run_kinds(ran: dict) -> list[str]:
-    """Why a block is an experiment by what it did when it ran (``snippets.Result.ran``, counted by
-    ``tools/_worker.Ran``): an optimizer stepped, in a helper function or not; several seeds set, by torch,
+    """Why a block is an experiment by what it did when it ran (``execution.Result.ran``, counted by
+    ``tools/runner/worker.Ran``): an optimizer stepped, in a helper function or not; several seeds set, by torch,
     NumPy or ``random``. Empty if it is not one."""
     kinds = []
     if ran.get("optimizer_steps", 0) >= STEPS:
@@ -102,7 +103,7 @@ def run_kinds(ran: dict) -> list[str]:
     return kinds
 
 
-def run_problems(block: snippets.Block, result: snippets.Result) -> list[str]:
+def run_problems(block: selection.Block, result: execution.Result) -> list[str]:
     """An experiment by what ran that prints no verdict (the source rule, ``experiment_kind``, is checked too)."""
     if block.error or result.error or block.expected is None and not result.stdout:
         return []
@@ -127,7 +128,7 @@ def typed_verdicts(code: str) -> list[int]:
                    and isinstance(n.value, str) and (HOLDS in n.value or FAILS in n.value)})
 
 
-def block_problems(block: snippets.Block) -> list[str]:
+def block_problems(block: selection.Block) -> list[str]:
     if block.error or block.expected is None:
         return []
     found, kinds = verdicts(block.expected), experiment_kind(block.code)
@@ -181,8 +182,8 @@ def page_problems(lang: str, page: str, text: str, printed: dict[str, list[Verdi
 
 def problems(docs: Path | None = None, snippets_dir: Path | None = None) -> list[str]:
     site = site_facts.load()
-    docs, snippets_dir = docs or site.docs, (snippets_dir or snippets.SNIPPETS).resolve()
-    blocks = snippets.collect(sorted(snippets_dir.rglob("*.md")))
+    docs, snippets_dir = docs or site.docs, (snippets_dir or selection.SNIPPETS).resolve()
+    blocks = selection.collect(sorted(snippets_dir.rglob("*.md")))
     out, printed = [], {}
     for block in blocks:
         out += block_problems(block)

@@ -14,7 +14,7 @@ is seen as its one summary line. On each chapter page of each language:
 The height share of the code (at most ``HEIGHT_SHARE`` of the page's article at 1280 px) needs a browser:
 ``tests/test_browser.py`` measures it with ``HEIGHT_JS``.
 
-``python -m tools.code_share [SITE]`` prints the figures of every chapter page of a built site.
+``python -m tools.checks.code_share [SITE]`` prints the figures of every chapter page of a built site.
 """
 
 from __future__ import annotations
@@ -119,12 +119,13 @@ def visible_lines(code_html: str) -> list[str]:
 
 def snippet_codes(names: list[str], base: Path | None = None) -> dict[str, str]:
     """The code each of these snippet files shows on a page (as the copy button copies it) -> its file."""
-    from tools import notebooks, snippets
+    from tools.runner import selection
+    from tools.generators import notebooks
 
-    base = base or snippets.SNIPPETS
+    base = base or selection.SNIPPETS
     out = {}
     for name in dict.fromkeys(names):
-        for block in snippets.extract(base / name):
+        for block in selection.extract(base / name):
             out[notebooks.strip_annotations(block.code).strip("\n")] = f"snippets/{name}"
     return out
 

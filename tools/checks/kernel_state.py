@@ -1,11 +1,11 @@
 """What one notebook cell can hand to the cells after it in one kernel, read from the cells' code.
 
-A notebook runs its cells one after the other in one kernel; the snippet runner (``tools/snippets.py``)
+A notebook runs its cells one after the other in one kernel; the snippet runner (``tools/runner/``)
 runs each block alone in a fresh process, on every reader machine. A cell can print something else in
 the notebook than alone only through what earlier cells left in the kernel:
 
 * process state (default dtype, print options, rcParams, threads, cwd, ...): the runner records what
-  each block leaves behind (``tools/_worker.global_state``) and a block that leaves any fails;
+  each block leaves behind (``tools/runner/worker.global_state``) and a block that leaves any fails;
 * random state: the runner reseeds every block from the OS, so a block whose output depends on draws
   it did not seed itself fails there;
 * the shared namespace, checked here. A block that reads a name it does not bind raises NameError

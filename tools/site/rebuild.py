@@ -7,7 +7,7 @@ templates) serves the next build. This runs that loop for the tests and for prof
 snippet; the edit is undone at the end). It prints one JSON line per build: its CPU seconds and
 what the caches reused.
 
-    python -m tools.rebuild -f mkdocs.yml -d site --rounds 3 [--edit snippets/x/y.md] [--profile out.prof]
+    python -m tools.site.rebuild -f mkdocs.yml -d site --rounds 3 [--edit snippets/x/y.md] [--profile out.prof]
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from tools.builder import BUILDER
+from tools.site.builder import BUILDER
 from tools.files import write_atomic
 
 CACHES = ("render_cache", "search_cache")

@@ -1,8 +1,8 @@
 """The inventory of the pinned torch's public names (``hooks/data/torch-names.json``), which
 ``hooks/torch_docs.py`` links code to, so that building the site needs no torch.
 
-    python -m tools.torch_names write   # rewrite the inventory from the installed torch
-    python -m tools.torch_names check   # exit 1, naming the file and the first differing names, if it is stale
+    python -m tools.generators.torch_names write   # rewrite the inventory from the installed torch
+    python -m tools.generators.torch_names check   # exit 1, naming the file and the first differing names, if it is stale
 
 A *public name* is a dotted path a reader can write to reach a class or function of torch:
 
@@ -34,7 +34,7 @@ import sys
 import warnings
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 INVENTORY = ROOT / "hooks" / "data" / "torch-names.json"
 ROOT_MODULE = "torch"
 FORMAT = 1
@@ -134,7 +134,7 @@ def collect() -> dict:
 
 
 def build(torch) -> str:
-    """``CPU`` or ``CUDA <version>``, as tools/compat.py names a torch build."""
+    """``CPU`` or ``CUDA <version>``, as tools/generators/compat.py names a torch build."""
     return f"CUDA {torch.version.cuda}" if torch.version.cuda else "CPU"
 
 
@@ -182,7 +182,7 @@ def installed() -> dict:
     code = "import sys, json; from tools import torch_names; json.dump(torch_names.collect(), sys.stdout)"
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=600)
     if proc.returncode:
-        raise RuntimeError(f"python -m tools.torch_names: reading the installed torch failed:\n{proc.stderr[-2000:]}")
+        raise RuntimeError(f"python -m tools.generators.torch_names: reading the installed torch failed:\n{proc.stderr[-2000:]}")
     return json.loads(proc.stdout)
 
 
@@ -190,7 +190,7 @@ def problems(committed: dict, live: dict, path: Path = INVENTORY) -> list[str]:
     """What makes ``path`` (holding ``committed``) differ from the installed torch's ``live``
     inventory, each naming the file; empty when it is current."""
     rel = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
-    fix = "run `python -m tools.torch_names write` with the pinned torch installed"
+    fix = "run `python -m tools.generators.torch_names write` with the pinned torch installed"
     found = []
     if committed.get("format") != FORMAT:
         return [f"{rel}: format {committed.get('format')!r}, expected {FORMAT}: {fix}"]
@@ -210,7 +210,7 @@ def problems(committed: dict, live: dict, path: Path = INVENTORY) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tools.torch_names", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m tools.generators.torch_names", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("command", choices=["write", "check"])
     args = parser.parse_args(argv)

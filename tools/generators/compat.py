@@ -61,10 +61,10 @@ from pathlib import Path
 
 from hooks import site_facts
 from hooks.compat import PACKAGES, fingerprint, snippet_of, table, today
-from tools import snippets
+from tools.runner import selection
 from tools.files import write_atomic
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CACHE = ROOT / ".cache" / "compat"
 OUT = ROOT / "compat"
 PYTHONS = ROOT / "tools" / "python-versions.txt"  # also read by ./run
@@ -99,7 +99,7 @@ class EnvError(Exception):
     """An environment that could not be made; the message is what the table shows."""
 
 
-def block_fingerprint(block: snippets.Block) -> str:
+def block_fingerprint(block: selection.Block) -> str:
     """The fingerprint of the snippet file a block was read from, as it was read."""
     return fingerprint(block.source if block.source is not None else block.path.read_bytes())
 
@@ -242,7 +242,7 @@ def committed_only(outcomes: list[dict], root: Path = ROOT) -> list[dict]:
             if o.get("commit") else o for o in outcomes]
 
 
-def run_block(python: Path | str, block: snippets.Block, timeout: float = TIMEOUT) -> Outcome:
+def run_block(python: Path | str, block: selection.Block, timeout: float = TIMEOUT) -> Outcome:
     """Run one block alone in a fresh interpreter, in an empty folder, and compare with the page."""
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="compat-") as tmp:
@@ -267,14 +267,14 @@ def run_block(python: Path | str, block: snippets.Block, timeout: float = TIMEOU
                    dt.date.today().isoformat(), head_commit())
 
 
-def compare(python: Path | str, blocks: list[snippets.Block], jobs: int = 2,
+def compare(python: Path | str, blocks: list[selection.Block], jobs: int = 2,
             timeout: float = TIMEOUT) -> list[Outcome]:
     """Every block under ``python``, in input order, ``jobs`` at a time."""
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
         return list(pool.map(lambda b: run_block(python, b, timeout), blocks))
 
 
-def measure(minor: str, which: str, blocks: list[snippets.Block], do_install: bool = True, jobs: int = 2,
+def measure(minor: str, which: str, blocks: list[selection.Block], do_install: bool = True, jobs: int = 2,
             constraint: str = os.devnull, cache: Path = CACHE) -> dict:
     """One environment (Python ``minor``, versions ``which``): made, installed, every block run.
     Returns its row of results.json; an environment that cannot be made is a row with its ``error``."""
@@ -411,7 +411,7 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         raise SystemExit(f"./run compat: Python {', '.join(unknown)} is not supported ({PYTHONS.name}: {', '.join(order)})")
     pages = {**versions(sys.executable)}
-    blocks = snippets.collect(args.paths or None)
+    blocks = selection.collect(args.paths or None)
     unreadable = [b.error for b in blocks if b.error]
     if unreadable:
         raise SystemExit("./run compat: these snippet files cannot be read; fix them first:\n" + "\n".join(unreadable))

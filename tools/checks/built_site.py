@@ -13,7 +13,9 @@ from pathlib import Path
 from urllib.parse import urljoin
 
 from hooks import notebook_figures, site_facts
-from tools import notebooks, snippets, sources
+from tools import sources
+from tools.runner import selection
+from tools.generators import notebooks
 
 INDEX = "search/search_index.json"
 
@@ -194,7 +196,7 @@ def pasted_code(article: str, page: str, snippet_files: list[Path]) -> list[str]
     it includes: an indented block, a fence or raw ``<pre>`` typed into the page is code no test runs."""
     shown = set()
     for path in snippet_files:
-        for block in snippets.extract(path):
+        for block in selection.extract(path):
             shown |= {_block_text(block.code)} | ({_block_text(block.expected)} if block.expected else set())
     found = []
     for n, m in enumerate(_PRE.finditer(article), 1):
@@ -209,7 +211,7 @@ def pasted_code(article: str, page: str, snippet_files: list[Path]) -> list[str]
 
 
 def pasted_code_problems(site: Path, facts: site_facts.Facts | None = None,
-                         snippet_dir: Path = snippets.SNIPPETS) -> list[str]:
+                         snippet_dir: Path = selection.SNIPPETS) -> list[str]:
     """Every code block in the article of every built Markdown page is a snippet that page includes."""
     facts = facts or site_facts.load()
     found = []
@@ -363,7 +365,7 @@ def torch_link_problems(links: dict[str, set[str]], pinned_torch: str) -> list[s
     import torch
 
     from hooks import torch_docs
-    from tools import torch_names
+    from tools.generators import torch_names
 
     found = []
     want_version = ".".join(pinned_torch.split(".")[:2])
