@@ -620,10 +620,12 @@ def test_a_live_explorable_computes_the_blocks_values_where_the_block_ran(explor
         ctx.close()
 
 
-# a wrong formula in explore.js: the branch scale not squared; one Sinkhorn iteration too many
+# a wrong formula in explore.js: the branch scale not squared; one Sinkhorn iteration too many; the backward
+# pass that ignores the weights over depth (right only at gamma = 1)
 WRONG_FORMULAS = {
     "residual-gain-theory": ("1 + inp.c * p.alpha * p.alpha", "1 + inp.c * p.alpha"),
     "mixing-composite-gain": ("for (var t = 0; t < p.iters; t++) {", "for (var t = 0; t < p.iters + 1; t++) {"),
+    "depth-weights": ("var wi = Math.pow(gamma, l - i), gi = grad[i];", "var wi = 1, gi = grad[i];"),
 }
 
 

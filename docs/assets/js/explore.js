@@ -121,6 +121,87 @@
       });
       return {hc: gains(hc), sinkhorn: gains(mhc)};
     },
+    // depth-as-sequence: N Pre-LN sublayers relu(norm(h) W1) W2; the stream after l sublayers is
+    // sum_i gamma^(l - i) s_i over the embedding s_0 and the outputs s_i; loss = sum(r * norm(h_N)).
+    // Forward, then the backward pass by hand: the RMS of the stream and of the gradient on each source.
+    "depth-weights": function (inp, p, x) {
+      var d = inp.d, T = inp.tokens, N = inp.N, H = 4 * d, gamma = p.gamma, td = T * d;
+      var W1 = inp.W1.map(function (q) { return q / inp.grid * inp.scale1; });
+      var W2 = inp.W2.map(function (q) { return q / inp.grid * inp.scale2; });
+      function rmsOf(a) { var s = 0; for (var j = 0; j < a.length; j++) s += a[j] * a[j]; return Math.sqrt(s / a.length); }
+      function norm(h) {  // each token divided by its RMS (F.rms_norm, eps 0)
+        var out = new Float64Array(td);
+        for (var t = 0; t < T; t++) {
+          var s = 0, j;
+          for (j = 0; j < d; j++) s += h[t * d + j] * h[t * d + j];
+          var inv = 1 / Math.sqrt(s / d);
+          for (j = 0; j < d; j++) out[t * d + j] = h[t * d + j] * inv;
+        }
+        return out;
+      }
+      function normBack(h, y, dy) {  // dh = (dy - y mean(dy y)) / rms(h), per token
+        var out = new Float64Array(td);
+        for (var t = 0; t < T; t++) {
+          var s = 0, m = 0, j;
+          for (j = 0; j < d; j++) { s += h[t * d + j] * h[t * d + j]; m += dy[t * d + j] * y[t * d + j]; }
+          var rms = Math.sqrt(s / d);
+          m /= d;
+          for (j = 0; j < d; j++) out[t * d + j] = (dy[t * d + j] - y[t * d + j] * m) / rms;
+        }
+        return out;
+      }
+      var src = [Float64Array.from(inp.x, function (q) { return q / inp.grid; })];
+      var stream = [], normed = [], pre = [];
+      for (var l = 0; l <= N; l++) {
+        var h = new Float64Array(td);
+        for (var i = 0; i <= l; i++) {
+          var w = Math.pow(gamma, l - i), s = src[i];
+          for (var k = 0; k < td; k++) h[k] += w * s[k];
+        }
+        stream.push(h);
+        normed.push(norm(h));
+        if (l === N) break;
+        var u = normed[l], a = new Float64Array(T * H), v = new Float64Array(td), t, j, c;
+        for (t = 0; t < T; t++) for (j = 0; j < H; j++) {
+          var acc = 0;
+          for (c = 0; c < d; c++) acc += u[t * d + c] * W1[(l * d + c) * H + j];
+          a[t * H + j] = acc;
+        }
+        for (t = 0; t < T; t++) for (j = 0; j < d; j++) {
+          var acc2 = 0;
+          for (c = 0; c < H; c++) acc2 += Math.max(a[t * H + c], 0) * W2[(l * H + c) * d + j];
+          v[t * d + j] = acc2;
+        }
+        pre.push(a);
+        src.push(v);
+      }
+      var grad = src.map(function () { return new Float64Array(td); });
+      for (l = N; l >= 0; l--) {
+        var dy;
+        if (l === N) dy = Float64Array.from(inp.r, function (q) { return q / inp.grid; });
+        else {  // back through sublayer l: from the gradient on its output, source l + 1
+          var dv = grad[l + 1], aa = pre[l], dz = new Float64Array(T * H);
+          dy = new Float64Array(td);
+          for (t = 0; t < T; t++) for (c = 0; c < H; c++) {
+            if (!(aa[t * H + c] > 0)) continue;
+            var acc3 = 0;
+            for (j = 0; j < d; j++) acc3 += dv[t * d + j] * W2[(l * H + c) * d + j];
+            dz[t * H + c] = acc3;
+          }
+          for (t = 0; t < T; t++) for (j = 0; j < d; j++) {
+            var acc4 = 0;
+            for (c = 0; c < H; c++) acc4 += dz[t * H + c] * W1[(l * d + j) * H + c];
+            dy[t * d + j] = acc4;
+          }
+        }
+        var dh = normBack(stream[l], normed[l], dy);
+        for (i = 0; i <= l; i++) {
+          var wi = Math.pow(gamma, l - i), gi = grad[i];
+          for (k = 0; k < td; k++) gi[k] += wi * dh[k];
+        }
+      }
+      return {stream: stream.map(rmsOf).slice(0, x.length), grad: grad.map(rmsOf).slice(0, x.length)};
+    },
   };
 
   function join(files, figure) {  // the frames of every file; x, y and labels must agree
