@@ -473,7 +473,7 @@ def pytest_terminal_summary(terminalreporter):
             terminalreporter.write_line(f"{seconds:6.1f} s  " + ("" if cpu is None else f"{cpu:7.1f} CPU s  ") + name)
         total = account.seconds()
         if total is not None:
-            wall, ncores = time.perf_counter() - SESSION["start"], snippets.cores()
+            wall, ncores = time.perf_counter() - SESSION["start"], len(os.sched_getaffinity(0))
             terminalreporter.write_line(f"the whole session, every process: {total:.1f} CPU s in {wall:.1f} s on {ncores} "
                                         f"cores ({total / (wall * ncores):.0%} of what they can give): a run takes "
                                         f"at least its CPU seconds / {ncores}")
