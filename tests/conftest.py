@@ -27,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -42,6 +43,7 @@ from tools.site.build import build, copy_project  # noqa: E402
 from shared_process import OwnPatches  # noqa: E402
 
 SNIPPET_SECONDS: dict[str, float] = {}  # wall time of each reader machine, for the summary
+SNIPPET_CPU: dict[str, float] = {}  # CPU seconds of each reader machine's blocks (their processes), for the summary
 TESTS_GROUP = "tests in pytest's own thread"  # its CPU account: each test, what it starts included
 TEST_CPU: dict[str, float] = {}  # nodeid -> CPU seconds of its setup, call and teardown (with an account)
 QUICK_SKIPS = ("tests/test_browser.py",)  # what --quick leaves out, with the codeblocks run and other machines
@@ -49,7 +51,7 @@ BROWSER_FIXTURES = {"chromium", "own_browser", "after_build"}  # a test that nee
 CODEBLOCKS = [sys.executable, "-m", "pytest", "--codeblocks", "snippets/"]  # as a reader types it (pytest.ini: no cache)
 NATIVE = next(iter(reader_machines.VARIANTS))
 RECORD = Path(tempfile.mkdtemp(prefix="codeblocks-record-"))  # what the codeblocks run saw of each block
-SESSION = {"quick": False}
+SESSION = {"quick": False, "start": time.perf_counter()}
 
 
 def pytest_addoption(parser):
@@ -107,6 +109,7 @@ class SnippetRuns:
             BACKGROUND.result("codeblocks", _codeblocks)
             runs[NATIVE], seconds[NATIVE] = execution.recorded(self.blocks, RECORD), BACKGROUND.seconds["codeblocks"]
         SNIPPET_SECONDS.update(seconds)
+        SNIPPET_CPU.update({label: sum(r.cpu for r in runs[label]) for label in labels})
         return {label: runs[label] for label in labels}
 
     def _job(self, variant: str) -> tuple[str, list[str]]:
@@ -217,6 +220,7 @@ def pytest_sessionstart(session):
     """The whole suite (``./run test``, ``./run test --quick``): start its jobs before collecting, which
     takes a core for several seconds."""
     SESSION["quick"] = quick = session.config.getoption("quick")
+    SESSION["start"] = time.perf_counter()
     BACKGROUND.account.join(TESTS_GROUP)  # threads started from here on begin in it; each job joins its own
     if _whole_suite(session.config):
         SCHEDULE.start({"built_site", "snippet_runs", "scratch_builds"} | (set() if quick else {"codeblocks_run"}),
@@ -452,13 +456,15 @@ def pytest_unconfigure(config):
 
 def pytest_terminal_summary(terminalreporter):
     if SNIPPET_SECONDS:
-        terminalreporter.section("snippet runs per reader machine")
+        terminalreporter.section("snippet runs per reader machine (wall seconds; CPU seconds of the blocks' processes)")
         runs = _SESSION.made("snippets")
         by_codeblocks = runs.codeblocks if runs is not None else False
         for label, seconds in SNIPPET_SECONDS.items():
             how = ("pytest --codeblocks, 1 block at a time" if by_codeblocks and label == NATIVE
                    else f"{reader_machines.VARIANTS[label].workers} block(s) at a time")
-            terminalreporter.write_line(f"{seconds:6.1f} s  {label} ({how})")
+            cpu = BACKGROUND.cpu.get("codeblocks") if by_codeblocks and label == NATIVE else SNIPPET_CPU.get(label)
+            terminalreporter.write_line(f"{seconds:6.1f} s  " + ("" if cpu is None else f"{cpu:7.1f} CPU s  ")
+                                        + f"{label} ({how})")
     if BACKGROUND.seconds:
         account = BACKGROUND.account
         terminalreporter.section("background jobs, started as the session began (wall and CPU seconds)")
@@ -467,7 +473,10 @@ def pytest_terminal_summary(terminalreporter):
             terminalreporter.write_line(f"{seconds:6.1f} s  " + ("" if cpu is None else f"{cpu:7.1f} CPU s  ") + name)
         total = account.seconds()
         if total is not None:
-            terminalreporter.write_line(f"the whole session, every process: {total:.1f} CPU s")
+            wall, ncores = time.perf_counter() - SESSION["start"], len(os.sched_getaffinity(0))
+            terminalreporter.write_line(f"the whole session, every process: {total:.1f} CPU s in {wall:.1f} s on {ncores} "
+                                        f"cores ({total / (wall * ncores):.0%} of what they can give): a run takes "
+                                        f"at least its CPU seconds / {ncores}")
         if account.why:
             terminalreporter.write_line(f"CPU seconds not counted: {account.why} (tools/background.py, CpuAccount)")
     if TEST_CPU:
