@@ -251,7 +251,7 @@ def test_the_hook_fails_naming_the_inventory_when_it_is_missing_or_malformed(tmp
     from mkdocs.exceptions import PluginError
 
     missing = tmp_path / "data" / "torch-names.json"
-    with pytest.raises(PluginError, match=r"cannot read the torch inventory .*data/torch-names\.json.*tools\.torch_names write"):
+    with pytest.raises(PluginError, match=r"cannot read the torch inventory .*data/torch-names\.json.*tools\.generators\.torch_names write"):
         torch_docs.inventory(missing)
     missing.parent.mkdir()
     missing.write_text('{"format": 1, "functions": []}')

@@ -929,7 +929,7 @@ def test_stopping_serve_stops_its_server(tmp_path):
     (tmp_path / "hooks").mkdir()
     fake = tmp_path / "mkdocs.py"  # stands in for `python -m mkdocs serve`: records its pid, then waits
     fake.write_text("import os, time\nopen('server.pid', 'w').write(str(os.getpid()))\ntime.sleep(300)\n")
-    code = ("import sys; from pathlib import Path; from tools import serve; "
+    code = ("import sys; from pathlib import Path; from tools.site import serve; "
             f"serve.ROOT = Path({str(tmp_path)!r}); sys.exit(serve.main([]))")
     proc = subprocess.Popen([sys.executable, "-c", code], cwd=selection.ROOT,
                             env={**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{selection.ROOT}"})

@@ -772,7 +772,7 @@ def pdf_publishing_problems(workflow: str, ci: str) -> list[str]:
     runs = [s.get("run", "").strip() for s in steps]
     uses = [s.get("uses", "") for s in steps]
     build_at = next((i for i, r in enumerate(runs) if r == "./run build"), None)
-    pdf_at = next((i for i, r in enumerate(runs) if re.fullmatch(r"\S*python3? -m tools\.pdf site", r)), None)
+    pdf_at = next((i for i, r in enumerate(runs) if re.fullmatch(r"\S*python3? -m tools\.site\.pdf site", r)), None)
     upload_at = next((i for i, u in enumerate(uses) if u.startswith("actions/upload-pages-artifact@")), None)
     if pdf_at is None:
         problems.append(".github/workflows/pages.yml: no step prints the PDF editions into site/ (python -m tools.site.pdf site)")

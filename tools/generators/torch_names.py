@@ -179,7 +179,7 @@ def load(path: Path = INVENTORY) -> dict:
 def installed() -> dict:
     """The installed torch's inventory, made in a fresh interpreter: what this process has imported
     (another test's ``import torch.utils.tensorboard``) must not add modules."""
-    code = "import sys, json; from tools import torch_names; json.dump(torch_names.collect(), sys.stdout)"
+    code = "import sys, json; from tools.generators import torch_names; json.dump(torch_names.collect(), sys.stdout)"
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=600)
     if proc.returncode:
         raise RuntimeError(f"python -m tools.generators.torch_names: reading the installed torch failed:\n{proc.stderr[-2000:]}")
