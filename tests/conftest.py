@@ -37,9 +37,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tools.runner import execution, reader_machines, selection  # noqa: E402
-from tools.background import Background, CpuAccount, stop_descendants  # noqa: E402
+from tools.runner.execution import stop_descendants  # noqa: E402
 from tools.site.build import build, copy_project  # noqa: E402
 
+from background import Background, CpuAccount  # noqa: E402
 from shared_process import OwnPatches  # noqa: E402
 
 SNIPPET_SECONDS: dict[str, float] = {}  # wall time of each reader machine, for the summary
@@ -63,7 +64,7 @@ def pytest_addoption(parser):
                           "screenshots/ (for a person to look at; about four CPU minutes)")
 
 
-BACKGROUND = Background(CpuAccount())  # CPU seconds counted where Linux allows (tools/background.py)
+BACKGROUND = Background(CpuAccount())  # CPU seconds counted where Linux allows (tests/background.py)
 SITE_DIRS: list[Path] = []  # built sites, removed when pytest ends
 # fixture name -> (its work: fn(site, tmp, config), the job it waits for first or None): the test modules'
 # AFTER_BUILD, read when they are collected; each runs as a background job once the strict build is done
@@ -478,7 +479,7 @@ def pytest_terminal_summary(terminalreporter):
                                         f"cores ({total / (wall * ncores):.0%} of what they can give): a run takes "
                                         f"at least its CPU seconds / {ncores}")
         if account.why:
-            terminalreporter.write_line(f"CPU seconds not counted: {account.why} (tools/background.py, CpuAccount)")
+            terminalreporter.write_line(f"CPU seconds not counted: {account.why} (tests/background.py, CpuAccount)")
     if TEST_CPU:
         terminalreporter.section(f"the 15 tests that cost most CPU in pytest's own thread "
                                  f"(of {sum(TEST_CPU.values()):.1f} CPU s for {len(TEST_CPU)} tests)")

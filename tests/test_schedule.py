@@ -1,7 +1,7 @@
 """The suite's schedule: slow jobs in the background, reader machines as cores free up, --quick.
 
 ``tests/conftest.py`` starts the strict build, the snippet machines and the pytest-codeblocks run as
-the session begins (``tools/background.py``); ``execution.run_variants`` starts each machine as soon as
+the session begins (``tests/background.py``); ``execution.run_variants`` starts each machine as soon as
 the blocks running at once are fewer than the cores. What must hold: every machine's results come back
 in the order asked for, a machine that fails stops the others and its error reaches the caller, a
 session that ends early stops what its jobs started, and ``--quick`` runs the first machine only,
@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from hooks import site_facts
-from tools import background
+import background
 from tools.runner import execution, reader_machines, selection
 
 ROOT = site_facts.ROOT
@@ -121,12 +121,12 @@ def test_what_a_job_started_is_found_and_stopped():
                              "subprocess.run([sys.executable, '-c', 'import time; time.sleep(60)'])"])
     try:
         deadline = time.monotonic() + 20
-        while len(background.descendants(proc.pid)) < 1 and time.monotonic() < deadline:
+        while len(execution.descendants(proc.pid)) < 1 and time.monotonic() < deadline:
             time.sleep(0.1)
-        grandchild = background.descendants(proc.pid)
+        grandchild = execution.descendants(proc.pid)
         assert grandchild, "the child's own child was not found"
-        assert proc.pid in background.descendants(__import__("os").getpid())
-        killed = background.stop_descendants(proc.pid)
+        assert proc.pid in execution.descendants(__import__("os").getpid())
+        killed = execution.stop_descendants(proc.pid)
         assert set(grandchild) <= set(killed)
     finally:
         proc.kill()

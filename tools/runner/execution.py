@@ -23,7 +23,6 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tools.background import stop_descendants
 from tools.files import remove_stale
 from tools.runner.comparison import DATA_SUFFIX, FIGURE_SUFFIXES
 from tools.runner.reader_machines import DEFAULT, VARIANTS, Variant, cores, machine_env
@@ -262,3 +261,31 @@ print("ATEN", json.dumps([torch.backends.cpu.get_cpu_capability(), torch.get_num
 
 LAST_PROBES: dict[str, Result] = {}  # machine label -> the probe's run, from the last run_variants
 
+
+def descendants(pid: int) -> list[int]:
+    """The processes ``pid`` started, theirs, and so on (read from Linux's /proc; elsewhere none)."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(ppid, []).append(int(stat.parent.name))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def stop_descendants(pid: int | None = None) -> list[int]:
+    """Kill every process ``pid`` (default: this one) started, directly or not; the pids killed."""
+    killed = []
+    for child in descendants(os.getpid() if pid is None else pid):
+        try:
+            os.kill(child, signal.SIGKILL)
+            killed.append(child)
+        except OSError:
+            pass
+    return killed

@@ -1,4 +1,4 @@
-"""Jobs that run in the background of a test session, and stopping what they started.
+"""Jobs that run in the background of a test session, and their CPU seconds.
 
 ``tests/conftest.py`` starts the suite's slow jobs (the strict build, the snippet machines, the
 pytest-codeblocks run) with ``Background.start`` as the session begins; a fixture waits for one with
@@ -13,7 +13,6 @@ a test session shows them beside the wall seconds (``tests/conftest.py``).
 from __future__ import annotations
 
 import os
-import signal
 import threading
 import time
 from concurrent.futures import Future
@@ -164,32 +163,3 @@ class Background:
 
     def unfinished(self) -> list[str]:
         return [name for name, job in self.jobs.items() if not job.done()]
-
-
-def descendants(pid: int) -> list[int]:
-    """The processes ``pid`` started, theirs, and so on (read from Linux's /proc; elsewhere none)."""
-    children: dict[int, list[int]] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
-            continue
-        children.setdefault(ppid, []).append(int(stat.parent.name))
-    found, todo = [], [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.append(child)
-            todo.append(child)
-    return found
-
-
-def stop_descendants(pid: int | None = None) -> list[int]:
-    """Kill every process ``pid`` (default: this one) started, directly or not; the pids killed."""
-    killed = []
-    for child in descendants(os.getpid() if pid is None else pid):
-        try:
-            os.kill(child, signal.SIGKILL)
-            killed.append(child)
-        except OSError:
-            pass
-    return killed
