@@ -34,6 +34,9 @@ Private or undocumented upstream details this hook relies on, each checked on ev
   blocks, ``jp-RenderedText jp-OutputArea-output`` text outputs, ``<h1>``–``<h6>`` headings with
   ``anchor-link`` permalinks: the counts must match the notebook's cells and outputs;
 * ``mkdocs.structure.toc.get_toc`` fed hand-built tokens (Python-Markdown's ``toc_tokens`` shape).
+* nbconvert's post-pass over the exported HTML, ``nbconvert.exporters.html.BeautifulSoup``: replaced by
+  ``_Unparsed``, which makes its edits on the string (``skip_the_soup_pass``; a different name there, or a
+  use of BeautifulSoup beyond ``select`` and ``str``, fails naming it).
 """
 
 from __future__ import annotations
@@ -106,6 +109,7 @@ def on_config(config):
     jupyter = config.plugins.get(JUPYTER)
     if jupyter is None:
         raise PluginError(f"hooks/notebooks.py: mkdocs.yml has no `{JUPYTER}` plugin to render docs/<lang>/{FOLDER}/*.ipynb")
+    skip_the_soup_pass()
     lang = config.theme.get("language")
     if lang not in facts.languages:
         raise PluginError(f"hooks/notebooks.py: theme.language is {lang!r}; expected mkdocs-static-i18n "
@@ -271,6 +275,57 @@ def on_page_content(content, page, config, files):
 # A notebook page whose converted HTML, notebook, URL and site URL did not change since the last build in
 # this process (a `mkdocs serve` reload) is slimmed once: its HTML and table of contents are reused.
 _slimmed: dict[str, tuple[str, str, bytes]] = {}  # src_uri: (key, HTML, pickled table of contents)
+
+
+# --------------------------------------------------------------------------- nbconvert's BeautifulSoup pass
+
+# nbconvert's HTMLExporter.from_notebook_node ends by parsing its whole output with BeautifulSoup's pure-Python
+# html.parser (the inlined JupyterLab CSS and every highlighted token) and writing it out again, for three edits:
+# alt text on an <img> without one, tabindex="0" on each input and output area. That pass took two thirds of a
+# notebook's conversion (measured: 6 notebooks, 2.9 CPU s with it, 1.1 without). _Unparsed stands in for
+# BeautifulSoup there and makes the same three edits on the markup itself; the page differs only in what
+# BeautifulSoup normalises (attribute order, spaces inside class values), which _slim's regexes allow.
+_AREA = re.compile(r'<div\b(?=[^>]*\bclass="[^"]*\b(?:jp-Cell-inputWrapper|jp-OutputArea-output)\b)(?P<attrs>[^>]*)>')
+_IMG_WITHOUT_ALT = re.compile(r'<img\b(?![^>]*\salt=)(?P<attrs>[^>]*?)(?P<end>/?>)')
+NO_ALT = "No description has been provided for this image"  # nbconvert's own words (nbconvert/exporters/html.py)
+
+
+class _Unparsed:
+    """What nbconvert.exporters.html uses of BeautifulSoup (``BeautifulSoup(html, features=...)``, ``select``,
+    ``str``), with nbconvert's three edits made on the string: nothing is selected, ``str`` returns the markup."""
+
+    def __init__(self, markup: str, features: str | None = None):
+        def area(m):
+            attrs = re.sub(r'\stabindex="[^"]*"', "", m["attrs"])
+            return f'<div{attrs} tabindex="0">'
+
+        markup = _AREA.sub(area, markup)
+        self._markup = _IMG_WITHOUT_ALT.sub(lambda m: f'<img{m["attrs"]} alt="{NO_ALT}"{m["end"]}', markup)
+
+    def select(self, selector: str) -> list:
+        return []
+
+    def __str__(self) -> str:
+        return self._markup
+
+    def __getattr__(self, name):
+        raise PluginError(f"hooks/notebooks.py: nbconvert's HTMLExporter used BeautifulSoup's `{name}`; _Unparsed "
+                          "stands in for its constructor, select() and str() only: nbconvert changed, update _Unparsed")
+
+
+def skip_the_soup_pass() -> None:
+    """Put _Unparsed in place of BeautifulSoup in nbconvert.exporters.html (fails naming what it expected)."""
+    try:
+        import bs4
+        from nbconvert.exporters import html as nbconvert_html
+    except ImportError as err:
+        raise PluginError(f"hooks/notebooks.py: nbconvert or bs4 is not installed ({err})") from err
+    current = getattr(nbconvert_html, "BeautifulSoup", None)
+    if current is not _Unparsed and current is not bs4.BeautifulSoup:
+        raise PluginError("hooks/notebooks.py: nbconvert.exporters.html.BeautifulSoup is "
+                          f"{current!r}, expected bs4.BeautifulSoup (its post-pass over the exported HTML): "
+                          "nbconvert changed, update skip_the_soup_pass")
+    nbconvert_html.BeautifulSoup = _Unparsed
 
 
 # --------------------------------------------------------------------------- links for the templates

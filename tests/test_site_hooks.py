@@ -18,7 +18,10 @@ from __future__ import annotations
 import difflib
 import functools
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -26,6 +29,8 @@ import pytest
 from mkdocs.exceptions import PluginError
 
 from hooks import site_facts
+
+ROOT = Path(__file__).resolve().parent.parent
 from tools.checks import built_site as checks
 from tools.site.build import build
 
@@ -204,6 +209,74 @@ def test_changed_nbconvert_markup_fails_naming_it(tmp_path):
         notebooks._slim(html.replace("highlight-ipynb", "highlight-nb"), {}, counts, page, _config())
     with pytest.raises(PluginError, match="jp-RenderedText"):
         notebooks._slim(html.replace("jp-RenderedText", "jp-Text"), {}, counts, page, _config())
+
+
+_SOUP_PASS = r"""
+import json, sys
+import nbformat
+from lxml import html
+from hooks import notebooks
+from mkdocs_jupyter import convert
+
+nb = nbformat.v4.new_notebook()
+png = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
+nb.cells = [nbformat.v4.new_markdown_cell("# Title"),
+            nbformat.v4.new_code_cell("print(1)", outputs=[nbformat.v4.new_output("stream", name="stdout", text="1\n")]),
+            nbformat.v4.new_code_cell("show()", outputs=[nbformat.v4.new_output("display_data", data={"image/png": png})])]
+nbformat.write(nb, sys.argv[1])
+
+def tree(markup):
+    out = []
+    for e in html.fromstring(markup).iter():
+        if isinstance(e.tag, str):
+            attrs = {k: " ".join(v.split()) if k == "class" else v for k, v in e.attrib.items()}
+            text, tail = ((t or "") if (t or "").strip() else "" for t in (e.text, e.tail))  # BeautifulSoup
+            out.append((e.tag, sorted(attrs.items()), text, tail))  # drops blank lines after a <script>
+    return out
+
+def page():
+    return convert.nb2html(sys.argv[1], execute=False, allow_errors=True, show_input=True, no_input=False,
+                           no_prompt=False, remove_tag_config={}, highlight_extra_classes="",
+                           include_requirejs=False, custom_mathjax_url="", kernel_name="", theme="")
+
+soup = page()
+notebooks.skip_the_soup_pass()
+lean = page()
+print(json.dumps({"same": tree(soup) == tree(lean), "tabindex": lean.count('tabindex="0"'),
+                  "alt": lean.count(notebooks.NO_ALT), "soup_alt": soup.count(notebooks.NO_ALT)}))
+"""
+
+
+def _soup_pass(tmp_path: Path, code: str) -> subprocess.CompletedProcess:
+    """``code`` in a fresh interpreter: the patch of nbconvert's module must not reach the suite's threads
+    (tests/shared_process.py)."""
+    return subprocess.run([sys.executable, "-c", code, str(tmp_path / "x.ipynb")], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+def test_without_beautifulsoup_nbconvert_s_page_is_the_same(tmp_path):
+    """hooks/notebooks.py skips nbconvert's BeautifulSoup pass (two thirds of a notebook's conversion) and makes
+    its three edits itself: the page is the same element for element (tags, attributes, text but blank runs
+    between tags), with the
+    alt text on an image without one and tabindex on every input and output area."""
+    proc = _soup_pass(tmp_path, _SOUP_PASS)
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert got["same"], got
+    assert got["alt"] == got["soup_alt"] == 1 and got["tabindex"] >= 5, got
+
+
+def test_a_changed_beautifulsoup_pass_in_nbconvert_fails_naming_it(tmp_path):
+    from hooks import notebooks
+
+    proc = _soup_pass(tmp_path, "import nbconvert.exporters.html as h\nh.BeautifulSoup = dict\n"
+                                "from hooks import notebooks\nnotebooks.skip_the_soup_pass()")
+    assert proc.returncode != 0 and "nbconvert.exporters.html.BeautifulSoup is <class 'dict'>" in proc.stderr, proc.stderr
+    proc = _soup_pass(tmp_path, "import nbconvert.exporters.html as h\ndel h.BeautifulSoup\n"
+                                "from hooks import notebooks\nnotebooks.skip_the_soup_pass()")
+    assert proc.returncode != 0 and "expected bs4.BeautifulSoup" in proc.stderr, proc.stderr
+    with pytest.raises(PluginError, match="BeautifulSoup's `find_all`"):
+        notebooks._Unparsed("<div></div>", features="html.parser").find_all("div")
 
 
 def test_notebook_markdown_math_is_rendered_as_mathml_and_an_unpaired_dollar_fails(tmp_path):
