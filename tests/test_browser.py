@@ -12,7 +12,7 @@ build, served on 127.0.0.1 under the path of ``site_url`` (as it is published), 
   click on each chapter, the home page and a notebook);
 * every Python block's copy button copies exactly the snippet's code (clipboard read back);
 * no serious or critical accessibility violation (axe-core) in light mode, and no colour-contrast
-  one in dark mode (see ``AXE_EXCLUDE`` for what is excluded, ``LOOKS_JS`` for how contrast is sampled);
+  one in dark mode (see ``AXE_EXCLUDE`` for what is excluded, ``LOOKS_JS`` for how contrast and links in code are sampled);
 * search loads its index and worker only when the reader starts to search (a click, a shortcut,
   a phone's search icon), once;
 * search finds 残差 / 梯度 / 归一化 on Chinese pages and residual / gradient / normalization on
@@ -90,7 +90,14 @@ DARK_OPTIONS = {"resultTypes": ["violations"], "runOnly": ["color-contrast"]}
 # shadow, and the backgrounds, opacity and filters of the element and of every ancestor) have the same
 # contrast. LOOKS_JS marks the first visible element of each look (text of its own, not hidden, not in a
 # closed <details> or tab) with data-axe-sample; the color-contrast rule (axe.configure, a public API)
-# takes those and no others. Every other rule checks every element. The marks are taken again in dark mode.
+# takes those and no others. The marks are taken again in dark mode.
+# Links inside code blocks (the API links of hooks/torch_docs.py, a hundred on a long page) are sampled the same
+# way for link-in-text-block, which was the most expensive rule (walking a whole block for each link): its verdict
+# on a link depends on the link's colour and styles (the properties LINK_STYLES lists, read by axe's
+# link-in-text-block checks), its ::before/::after content, what is behind it, and the same styles of each
+# ancestor up to the block it sits in; LOOKS_JS marks one link of each such look with data-axe-link (the first
+# one shown inside its block's box, or every one of that look if none is), and every link outside code blocks.
+# Every other rule checks every element.
 LOOKS_JS = r"""() => {
   for (const el of document.querySelectorAll("[data-axe-sample]")) el.removeAttribute("data-axe-sample");
   const ids = new Map(), behind = new Map();
@@ -106,6 +113,36 @@ LOOKS_JS = r"""() => {
   };
   const looks = new Set();
   let texts = 0;
+  for (const el of document.querySelectorAll("[data-axe-link]")) el.removeAttribute("data-axe-link");
+  const LINK_STYLES = ["color", "background-image", "border-bottom-color", "border-bottom-style", "border-bottom-width",
+                       "border-top-color", "border-top-style", "border-top-width", "outline-color", "outline-style",
+                       "outline-width", "font-family", "font-weight", "font-style", "font-size", "text-decoration-line",
+                       "text-decoration-style", "text-decoration"];
+  const styles = (el, pseudo) => {
+    const s = getComputedStyle(el, pseudo || null);
+    return LINK_STYLES.map(p => s.getPropertyValue(p)).join("|");
+  };
+  const linkLooks = new Map();
+  for (const a of document.body.querySelectorAll("a[href], [role=link]")) {
+    const pre = a.closest("pre");
+    if (!pre) { a.setAttribute("data-axe-link", ""); continue; }
+    let chain = "";
+    for (let el = a.parentElement; el; el = el.parentElement) {  // up to the block the link sits in
+      chain += styles(el) + "/";
+      if (!/^(inline|contents)/.test(getComputedStyle(el).display)) break;
+    }
+    const key = [styles(a), getComputedStyle(a, "::before").content, getComputedStyle(a, "::after").content,
+                 backdrop(a), chain].join("#");
+    const box = a.getBoundingClientRect(), block = pre.getBoundingClientRect();
+    const shown = a.checkVisibility({opacityProperty: true, visibilityProperty: true}) && box.width > 0
+                  && box.left >= block.left && box.right <= block.right;
+    if (!linkLooks.has(key)) linkLooks.set(key, []);
+    linkLooks.get(key).push([a, shown]);
+  }
+  for (const links of linkLooks.values()) {
+    const sample = links.find(([a, shown]) => shown);
+    for (const [a] of (sample ? [sample] : links)) a.setAttribute("data-axe-link", "");
+  }
   for (const el of document.body.querySelectorAll("*")) {
     if (![...el.childNodes].some(n => n.nodeType === Node.TEXT_NODE && n.data.trim())) continue;
     if (!el.checkVisibility({opacityProperty: true, visibilityProperty: true})) continue;
@@ -114,10 +151,11 @@ LOOKS_JS = r"""() => {
     const look = [s.color, s.fontSize, s.fontWeight, s.textShadow, backdrop(el)].join("|");
     if (!looks.has(look)) { looks.add(look); el.setAttribute("data-axe-sample", ""); }
   }
-  return {texts: texts, looks: looks.size};
+  return {texts: texts, looks: looks.size, codeLinkLooks: linkLooks.size};
 }"""
 AXE_RUN_JS = r"""([context, options]) => {
-  axe.configure({rules: [{id: "color-contrast", selector: "[data-axe-sample]"}]});
+  axe.configure({rules: [{id: "color-contrast", selector: "[data-axe-sample]"},
+                         {id: "link-in-text-block", selector: "[data-axe-link]"}]});
   return axe.run(context, options).then(results => results.violations);
 }"""
 
@@ -1210,7 +1248,8 @@ def test_reader_figure_opens_full_size_and_is_no_white_card_in_dark_mode(reader_
 def test_a_page_with_a_console_error_a_foreign_script_raw_tex_or_pale_text_fails_the_page_tests(built_site, chromium, tmp_path):
     """Mutation: one page of a scratch copy of the built site logs an error, loads a script from another
     host, shows a formula as raw TeX (as without hooks/math.py) and has pale text: in light mode, in dark mode
-    only, and of a look whose first element is hidden (so the contrast sample must be a visible one). The page
+    only, and of a look whose first element is hidden (so the contrast sample must be a visible one); and a
+    link in a code block told from the code by colour alone, the first of its look hidden. The page
     is visited as every page is, and the per-page tests fail naming its URL."""
     site = tmp_path / "site"
     shutil.copytree(built_site, site, copy_function=os.symlink)  # links: only the mutated page is written
@@ -1225,7 +1264,12 @@ def test_a_page_with_a_console_error_a_foreign_script_raw_tex_or_pale_text_fails
                 ' .mutant-hidden { color: #d0d0d8 }</style>'
                 '<p style="color: #c8c8c8" id="mutant-light">pale text</p><p class="mutant-dark">dark text</p>'
                 '<div style="display: none"><p class="mutant-hidden">hidden</p></div>'
-                '<div><p class="mutant-hidden" id="mutant-shown">shown</p></div>')
+                '<div><p class="mutant-hidden" id="mutant-shown">shown</p></div>'
+                # a link in a code block told from the code by a colour of contrast 1.3 only; the first link of
+                # its look is hidden, so the link sample must be a shown one
+                '<style>.mutant-link { color: #202020 !important; text-decoration: none !important }</style>'
+                '<div style="display: none"><pre><code style="color: #000">z = <a href="#a" class="mutant-link">hidden</a>(1)</code></pre></div>'
+                '<div><pre><code style="color: #000">y = <a href="#b" class="mutant-link" id="mutant-link">ones</a>(2)</code></pre></div>')
     page.write_text(text.replace("</article>", mutation + "</article>", 1), encoding="utf-8")
 
     async def visit_one(base):
@@ -1248,7 +1292,8 @@ def test_a_page_with_a_console_error_a_foreign_script_raw_tex_or_pale_text_fails
                        (test_page_loads_nothing_from_other_hosts, "https://cdn.example.org/tracker.js"),
                        (test_math_is_rendered, "raw TeX in the text"),
                        (test_no_serious_accessibility_violations, "[light] color-contrast"),
-                       (test_no_serious_accessibility_violations, "[dark] color-contrast")):
+                       (test_no_serious_accessibility_violations, "[dark] color-contrast"),
+                       (test_no_serious_accessibility_violations, "[light] link-in-text-block")):
         with pytest.raises(AssertionError) as failed:
             test(mutated, sp)
         assert str(failed.value).startswith(f"{base}{sp.path}:") or f"{base}{sp.path} " in str(failed.value), failed.value
@@ -1257,6 +1302,8 @@ def test_a_page_with_a_console_error_a_foreign_script_raw_tex_or_pale_text_fails
                 if v["id"] == "color-contrast"}
     assert {"#mutant-light", "#mutant-shown"} <= contrast.get("light", set()), contrast
     assert any("mutant-dark" in t for t in contrast.get("dark", set())), contrast
+    links = {" ".join(map(str, n["target"])) for v in report.axe if v["id"] == "link-in-text-block" for n in v["nodes"]}
+    assert links == {"#mutant-link"}, links
 
 
 # The session fixtures' work, started by tests/conftest.py as soon as the strict build is done (each in a
