@@ -12,7 +12,8 @@ build, served on 127.0.0.1 under the path of ``site_url`` (as it is published), 
   click on each chapter, the home page and a notebook);
 * every Python block's copy button copies exactly the snippet's code (clipboard read back);
 * no serious or critical accessibility violation (axe-core) in light mode, and no colour-contrast
-  one in dark mode (see ``AXE_EXCLUDE`` for what is excluded, ``LOOKS_JS`` for how contrast and links in code are sampled);
+  one in dark mode (see ``AXE_EXCLUDE`` for what is excluded, ``LOOKS_JS`` for how contrast and links in
+  code are sampled);
 * search loads its index and worker only when the reader starts to search (a click, a shortcut,
   a phone's search icon), once;
 * search finds 残差 / 梯度 / 归一化 on Chinese pages and residual / gradient / normalization on
