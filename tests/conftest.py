@@ -485,3 +485,9 @@ def pytest_terminal_summary(terminalreporter):
                                  f"(of {sum(TEST_CPU.values()):.1f} CPU s for {len(TEST_CPU)} tests)")
         for nodeid, cpu in sorted(TEST_CPU.items(), key=lambda kv: -kv[1])[:15]:
             terminalreporter.write_line(f"{cpu:7.1f} CPU s  {nodeid}")
+        modules: dict[str, float] = {}
+        for nodeid, cpu in TEST_CPU.items():
+            modules[nodeid.split("::")[0]] = modules.get(nodeid.split("::")[0], 0.0) + cpu
+        terminalreporter.section("the test modules by CPU in pytest's own thread")
+        for module, cpu in sorted(modules.items(), key=lambda kv: -kv[1])[:10]:
+            terminalreporter.write_line(f"{cpu:7.1f} CPU s  {module}")
