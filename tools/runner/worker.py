@@ -53,8 +53,9 @@ from pathlib import Path
 from tools.runner import seeds
 
 # scikit-learn (and scipy) set warning filters and KMP_* variables when imported: preloaded, that is
-# not mistaken for state a block leaves behind.
-PRELOAD = ["torch", "numpy", "matplotlib", "matplotlib.pyplot", "sklearn"]
+# not mistaken for state a block leaves behind. torch._dynamo: every torch.optim optimizer imports it on
+# construction (about 830 modules, sympy among them: 1.2 CPU s), once per training block unless preloaded.
+PRELOAD = ["torch", "numpy", "matplotlib", "matplotlib.pyplot", "sklearn", "torch._dynamo"]
 SKIP_DIRS = {".git", ".venv", "__pycache__", ".cache", ".pytest_cache", "site", "node_modules", "screenshots"}
 LOCAL_HOSTS = {None, "", "localhost", "127.0.0.1", "::1", "0.0.0.0"}
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
