@@ -12,7 +12,9 @@ a test session shows them beside the wall seconds (``tests/conftest.py``).
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sys
 import threading
 import time
 from concurrent.futures import Future
@@ -115,9 +117,14 @@ class CpuAccount:
 class Background:
     """Named jobs, each run in a thread of its own from the moment it is started."""
 
-    def __init__(self, account: CpuAccount | None = None):
+    def __init__(self, account: CpuAccount | None = None, nice: int = 0):
         self.jobs: dict[str, Future] = {}
         self.seconds: dict[str, float] = {}  # wall seconds of each finished job
+        self.began: dict[str, float] = {}  # when each job began (time.perf_counter)
+        # A job's thread, and every process it starts, runs at this niceness (on Linux a thread's own, inherited
+        # by what it starts): the thread that started the jobs (pytest's, running the tests one after the
+        # other) keeps its priority, so the jobs fill the cores it leaves and it does not end up last, alone.
+        self.nice = nice
         self.account = account
         self.cpu: dict[str, float] = {}  # with an account: CPU seconds of each finished job and what it started
         self._lock = threading.Lock()  # jobs start jobs (a build waits for another): one start per name
@@ -131,7 +138,10 @@ class Background:
             self.jobs[name] = future
 
         def work():
-            begin = time.perf_counter()
+            begin = self.began[name] = time.perf_counter()
+            if self.nice and sys.platform == "linux":
+                with contextlib.suppress(OSError):  # raising it back needs a privilege: a job starts from 0
+                    os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), max(self.nice, _own_nice()))
             try:
                 if self.account is not None:
                     self.account.join(name)
@@ -163,3 +173,8 @@ class Background:
 
     def unfinished(self) -> list[str]:
         return [name for name, job in self.jobs.items() if not job.done()]
+
+
+def _own_nice() -> int:
+    """This thread's niceness (a job started from a job keeps its starter's)."""
+    return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())

@@ -64,7 +64,8 @@ def pytest_addoption(parser):
                           "screenshots/ (for a person to look at; about four CPU minutes)")
 
 
-BACKGROUND = Background(CpuAccount())  # CPU seconds counted where Linux allows (tests/background.py)
+BACKGROUND = Background(CpuAccount(), nice=15)  # CPU seconds counted where Linux allows; the jobs yield to the
+# tests' own thread (tests/background.py)
 SITE_DIRS: list[Path] = []  # built sites, removed when pytest ends
 # fixture name -> (its work: fn(site, tmp, config), the job it waits for first or None): the test modules'
 # AFTER_BUILD, read when they are collected; each runs as a background job once the strict build is done
@@ -471,7 +472,13 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.section("background jobs, started as the session began (wall and CPU seconds)")
         for name, seconds in BACKGROUND.seconds.items():
             cpu = BACKGROUND.cpu.get(name)
-            terminalreporter.write_line(f"{seconds:6.1f} s  " + ("" if cpu is None else f"{cpu:7.1f} CPU s  ") + name)
+            began = BACKGROUND.began.get(name, SESSION["start"]) - SESSION["start"]
+            terminalreporter.write_line(f"{seconds:6.1f} s  " + ("" if cpu is None else f"{cpu:7.1f} CPU s  ") + name
+                                        + f"  ({began:.0f} s to {began + seconds:.0f} s)")
+        last = max((BACKGROUND.began[n] + s for n, s in BACKGROUND.seconds.items() if n in BACKGROUND.began), default=None)
+        if last is not None:
+            terminalreporter.write_line(f"the tests ran {time.perf_counter() - last:.0f} s after the last job ended, "
+                                        "in pytest's own thread")
         total = account.seconds()
         if total is not None:
             wall, ncores = time.perf_counter() - SESSION["start"], len(os.sched_getaffinity(0))

@@ -116,6 +116,30 @@ def test_a_job_error_reaches_the_fixture_that_waits_for_it():
     assert jobs.result("other", lambda x: x * 2, 21) == 42  # started on demand
 
 
+@pytest.mark.skipif(sys.platform != "linux", reason="a thread's own niceness is Linux's")
+def test_a_job_and_what_it_starts_yield_to_the_tests_thread():
+    """The session's jobs run at a higher niceness than pytest's own thread (tests/conftest.py), and so does
+    every process a job starts; the thread that started them keeps its own, and so do the jobs of a
+    Background without one."""
+    from conftest import BACKGROUND
+
+    own = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    assert BACKGROUND.nice > 0, "the session's jobs do not yield to the tests' thread"
+    if own >= 18:
+        pytest.skip(f"pytest runs at niceness {own}: no higher one is left for a job")
+    higher = min(own + 7, 19)
+    jobs = background.Background(nice=higher)
+
+    def niceness():
+        child = subprocess.run([sys.executable, "-c", "import os; print(os.nice(0))"], capture_output=True, text=True)
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id()), int(child.stdout)
+
+    assert jobs.result("job", niceness) == (higher, higher)
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == own
+    assert background.Background().result("plain", niceness) == (own, own)
+    assert jobs.began["job"] <= time.perf_counter()
+
+
 def test_what_a_job_started_is_found_and_stopped():
     proc = subprocess.Popen([sys.executable, "-c", "import subprocess, sys; "
                              "subprocess.run([sys.executable, '-c', 'import time; time.sleep(60)'])"])
