@@ -253,10 +253,11 @@ def pytest_collection_modifyitems(session, config, items):
             config.hook.pytest_deselected(items=drop)
             items[:] = keep
 
-    def group(item) -> int:  # what it waits for: nothing, a build or an early job, the snippet or codeblocks runs
-        needs = _needs(item)
-        return (2 if needs & {"snippet_runs", "codeblocks_run"}
-                else 1 if needs & {"built_site", "scratch_builds", *AT_START} else 0)
+    def group(item) -> int:  # what it waits for: nothing, a build, a job after it, the snippet or codeblocks runs
+        needs = _needs(item)  # (the tests that need only the build run while the jobs after it do their work)
+        return (3 if needs & {"snippet_runs", "codeblocks_run"}
+                else 2 if needs & {*AT_START, *AFTER_BUILD}
+                else 1 if needs & {"built_site", "scratch_builds"} else 0)
 
     items.sort(key=group)  # stable: pytest's order within each group
 
