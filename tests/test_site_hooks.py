@@ -216,7 +216,8 @@ import json, sys
 import nbformat
 from lxml import html
 from hooks import notebooks
-from mkdocs_jupyter import convert
+sys.path.insert(0, "tests")
+from test_site_hooks import _convert
 
 nb = nbformat.v4.new_notebook()
 png = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
@@ -234,14 +235,9 @@ def tree(markup):
             out.append((e.tag, sorted(attrs.items()), text, tail))  # drops blank lines after a <script>
     return out
 
-def page():
-    return convert.nb2html(sys.argv[1], execute=False, allow_errors=True, show_input=True, no_input=False,
-                           no_prompt=False, remove_tag_config={}, highlight_extra_classes="",
-                           include_requirejs=False, custom_mathjax_url="", kernel_name="", theme="")
-
-soup = page()
+soup = _convert(sys.argv[1])
 notebooks.skip_the_soup_pass()
-lean = page()
+lean = _convert(sys.argv[1])
 print(json.dumps({"same": tree(soup) == tree(lean), "tabindex": lean.count('tabindex="0"'),
                   "alt": lean.count(notebooks.NO_ALT), "soup_alt": soup.count(notebooks.NO_ALT)}))
 """
