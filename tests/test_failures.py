@@ -178,8 +178,6 @@ BAD_BLOCKS = {
     "network-ip": ("import socket\ntry:\n    socket.create_connection(('93.184.215.14', 80), timeout=2)\n"
                    "except OSError:\n    pass\n"),
     "writes-outside": "try:\n    open(OUTSIDE, 'w').write('x')\nexcept OSError:\n    pass\n",
-    "writes-outside-c": ("import ctypes\nlibc = ctypes.CDLL(None)\nlibc.fopen.restype = ctypes.c_void_p\n"
-                         "libc.fclose.argtypes = [ctypes.c_void_p]\nlibc.fclose(libc.fopen(SNEAKY, b'w'))\n"),
     "state": ("import torch, numpy, matplotlib.pyplot as plt\ntorch.set_default_dtype(torch.float64)\n"
               "numpy.set_printoptions(precision=2)\nplt.rcParams['lines.linewidth'] = 5\n"
               "torch.use_deterministic_algorithms(True)\ntorch.set_num_threads(1 + torch.get_num_threads())\n"
@@ -193,7 +191,18 @@ BAD_BLOCKS = {
                 "open('a.txt', 'w').write('mine')\n"),
     "good": "print('fine')\n",
 }
-SHOWN = {"orphan": "left it\n", "writes-fd1": "shown\n", "sandbox": "True True\n", "good": "fine\n", "network": "caught URLError\n"}
+# Two blocks side by side, in a folder and a run of their own: one writes below Python (no audit event sees
+# it: only the snapshot of the watched trees does) and stays a while; the other waits for that file and ends
+# first. The change must be laid on both, the writer included (CI, 5 Dec: laid only on the one that ended
+# first, it let the writer go clean).
+PAIR = {
+    "writes-outside-c": ("import ctypes, time\nlibc = ctypes.CDLL(None)\nlibc.fopen.restype = ctypes.c_void_p\n"
+                         "libc.fclose.argtypes = [ctypes.c_void_p]\nlibc.fclose(libc.fopen(SNEAKY, b'w'))\n"
+                         "time.sleep(5)\n"),
+    "beside-it": ("import os, time\nfor _ in range(1200):\n    if os.path.exists(SNEAKY):\n        break\n"
+                  "    time.sleep(0.05)\nprint('saw it')\n"),
+}
+SHOWN = {"beside-it": "saw it\n", "orphan": "left it\n", "writes-fd1": "shown\n", "sandbox": "True True\n", "good": "fine\n", "network": "caught URLError\n"}
 TIMEOUT, WALL = 5, 15  # CPU and wall-clock seconds, for the blocks of HANGING, which never end
 HANGING = {"never-ends", "never-ends-threads"}
 # The block that spins gets a wall limit no loaded machine reaches first: under the whole suite on two
@@ -214,6 +223,12 @@ def _bad_run(tmp: Path, scratch) -> dict:
         blocks += selection.extract(path)
     (folder / "not-utf8.md").write_bytes(b"```python\nprint('caf\xe9')\n```\n")
     blocks = selection.collect([folder])
+    pair_folder = tmp / "pair"
+    pair_folder.mkdir()
+    for name, code in PAIR.items():
+        _snippet_named(pair_folder, name, code.replace("SNEAKY", repr(str(pair_folder / "sneaky.txt").encode())),
+                       SHOWN.get(name))
+    pair = selection.collect([pair_folder])
     # Only the blocks that never end get the short timeout: the others run with the runner's own, so a
     # loaded machine (the whole suite on two cores) cannot stop a slow but good block and fail its test.
     # The runs go side by side, as one run's workers did.
@@ -221,12 +236,14 @@ def _bad_run(tmp: Path, scratch) -> dict:
     spins = [b for b in blocks if b.path.stem == "spins"]
     others = [b for b in blocks if b.path.stem not in HANGING | {"spins"}]
     start = __import__("time").perf_counter()
-    with concurrent.futures.ThreadPoolExecutor(3) as pool:
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
         short = pool.submit(execution.run, hangs, timeout=TIMEOUT, wall=WALL)
         spin = pool.submit(execution.run, spins, timeout=SPIN_CPU, wall=SPIN_WALL)
         rest = pool.submit(execution.run, others)
+        side_by_side = pool.submit(execution.run, pair, dataclasses.replace(reader_machines.DEFAULT, workers=2))
         by_block = (dict(zip(map(id, hangs), short.result())) | dict(zip(map(id, spins), spin.result()))
-                    | dict(zip(map(id, others), rest.result())))
+                    | dict(zip(map(id, others), rest.result())) | dict(zip(map(id, pair), side_by_side.result())))
+    blocks += pair
     results = [by_block[id(b)] for b in blocks]
     seconds = __import__("time").perf_counter() - start
     found = {b.path.stem: "\n".join(f.message for f in refresh.reconcile(b, r)) for b, r in zip(blocks, results)}
@@ -307,10 +324,15 @@ def test_a_block_that_writes_outside_its_folder_is_caught(bad_run):
     message = bad_run["found"]["writes-outside"]
     assert "writes-outside.md:1 did what a snippet must not: a write to" in message and "outside.txt" in message
     assert not bad_run["outside"].exists()
-    # below Python (no audit event): the snapshot of the watched trees sees it
+    # below Python (no audit event): the snapshot of the watched trees sees it, and lays it on the writer even
+    # though the block beside it ended first, after the write; that one is named too, with who else ran
     message = bad_run["found"]["writes-outside-c"]
-    assert "writes-outside-c.md:1 did what a snippet must not: the tree changed" in message
-    assert "created " in message and "sneaky.txt" in message
+    assert "writes-outside-c.md:1 did what a snippet must not: the tree changed while it ran (while" in message
+    assert "beside-it.md also ran" in message and "created " in message and "sneaky.txt" in message
+    message = bad_run["found"]["beside-it"]
+    assert "beside-it.md:1 did what a snippet must not: the tree changed while it ran (while" in message
+    assert "writes-outside-c.md also ran" in message and "sneaky.txt" in message
+    assert bad_run["results"]["beside-it"].seconds < bad_run["results"]["writes-outside-c"].seconds
 
 
 def test_a_process_a_block_leaves_running_is_killed_and_named(bad_run):

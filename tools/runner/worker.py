@@ -25,8 +25,9 @@ Each block has two limits (``limit_block``): ``timeout`` CPU seconds, counted ov
 kernel (``RLIMIT_CPU``), which is what a block costs whatever else the machine runs; and ``WALL_FACTOR``
 times as many seconds of wall-clock time, for a block that waits and spends no CPU. At either one the child
 dumps its stack, so the failure shows the line it was on, and the parent kills its process group. The parent also notices a child that dies
-(``os._exit``, a crash: the exit code or signal is reported), and compares a snapshot of the
-watched trees before and after each block.
+(``os._exit``, a crash: the exit code or signal is reported), and snapshots the watched trees whenever a
+block starts or ends: a change seen is reported on every block that was running since the last snapshot (with
+two side by side, the one that ends first cannot take the blame and let the other, which made it, go clean).
 """
 
 from __future__ import annotations
@@ -529,7 +530,7 @@ class _Running:
         self.message = None
         self.got = False
         self.start = time.perf_counter()
-        self.others: list[str] = []
+        self.changes: list[tuple[list[str], list[str]]] = []  # (what changed, who else was running)
 
 
 def main() -> None:
@@ -547,8 +548,19 @@ def main() -> None:
     running: dict[int, _Running] = {}
     tree = snapshot(watch)
 
-    def finish(r: _Running, payload: dict) -> None:
+    def observe() -> None:
+        """Snapshot the trees; what changed since the last snapshot, made by one of the blocks running
+        since then, goes to each of them."""
         nonlocal tree
+        now = snapshot(watch)
+        changed = tree_changes(tree, now)
+        tree = now
+        if changed:
+            names = {i: blocks[i]["name"] for i in running}
+            for i, r in running.items():
+                r.changes.append((changed, sorted(n for j, n in names.items() if j != i)))
+
+    def finish(r: _Running, payload: dict) -> None:
         r.proc.join(5)
         if r.proc.is_alive():
             _kill_group(r.proc.pid)
@@ -563,11 +575,9 @@ def main() -> None:
         payload.setdefault("seconds", time.perf_counter() - r.start)
         if bad_stdout:
             payload["violations"].append(bad_stdout)
-        now = snapshot(watch)
-        changed = tree_changes(tree, now)
-        tree = now
-        if changed:
-            who = "" if not r.others else f" (while {', '.join(sorted(set(r.others)))} also ran)"
+        observe()
+        for changed, others in r.changes:
+            who = "" if not others else f" (while {', '.join(others)} also ran)"
             payload["violations"].append("the tree changed while it ran" + who + ":\n    " + "\n    ".join(changed))
         payload["stdout"] = stdout
         payload["stderr"] = _tail(r.dir / "stderr")
@@ -576,6 +586,7 @@ def main() -> None:
 
     while pending or running:
         while pending and len(running) < workers:
+            observe()  # what changed so far is not the new block's doing
             i = pending.pop()
             block = blocks[i]
             block_dir = run_dir / f"block-{i:03d}"
@@ -585,9 +596,6 @@ def main() -> None:
             proc.start()
             sender.close()
             r = _Running(i, proc, receiver, block_dir, time.monotonic() + wall + 10)
-            for other in running.values():
-                other.others.append(block["name"])
-                r.others.append(blocks[other.index]["name"])
             running[i] = r
         deadline = min(r.deadline for r in running.values())
         handles = [r.conn for r in running.values()] + [r.proc.sentinel for r in running.values()]
