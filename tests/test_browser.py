@@ -291,6 +291,25 @@ REVEAL_JS = r"""(el) => {
   }
 }"""
 
+PYTHON_BLOCKS = "article .language-python.highlight"
+# Where to click block i's copy button: revealed, scrolled to the middle of the screen, and the element under its
+# centre the button itself (nothing covers it). Playwright's own locator.click waits for each button to be stable
+# over animation frames; on a long page that was twice the CPU of this, for the same clicks.
+AIM_JS = "(i) => {\n  const reveal = " + REVEAL_JS + ";\n" + f"  const block = document.querySelectorAll({PYTHON_BLOCKS!r})[i];" + r"""
+  reveal(block);
+  const button = block.querySelector('button[data-md-type="copy"]');
+  if (!button) return {problem: "the block has no copy button"};
+  button.scrollIntoView({block: "center", inline: "nearest", behavior: "instant"});
+  const r = button.getBoundingClientRect();
+  if (!r.width || !r.height || !button.checkVisibility({visibilityProperty: true}))
+    return {problem: "its copy button is not shown"};
+  const x = r.left + r.width / 2, y = r.top + r.height / 2;
+  const hit = document.elementFromPoint(x, y);
+  if (!hit || !(hit === button || button.contains(hit)))
+    return {problem: "its copy button is covered by " + (hit ? hit.outerHTML.slice(0, 120) : "nothing")};
+  return {x: x, y: y};
+}"""
+
 
 async def _axe(page, options: dict, scheme: str) -> list[dict]:
     """axe-core's violations on the page as it is now, colour contrast on one element of each look
@@ -355,16 +374,16 @@ async def _visit_page(ctx, sp: SitePage, base: str, clipboard: asyncio.Lock, sho
             report.screenshots.append(await _screenshot(page, f"{name}-dark"))
         await page.evaluate(PALETTE_JS, "light")
 
-        # copy buttons of the Python blocks, in page order
-        blocks = page.locator("article .language-python.highlight")
-        for i in range(await blocks.count()):
-            block = blocks.nth(i)
-            await block.evaluate(REVEAL_JS)
-            button = block.locator('button[data-md-type="copy"]').first
+        # copy buttons of the Python blocks, in page order: each scrolled to, checked to be what the pointer
+        # is over, and clicked with the mouse (a trusted click, as a reader's)
+        for i in range(await page.evaluate(f"document.querySelectorAll({PYTHON_BLOCKS!r}).length")):
             async with clipboard:
                 try:
                     await page.evaluate("navigator.clipboard.writeText('')")
-                    await button.click(timeout=20_000)
+                    aim = await page.evaluate(AIM_JS, i)
+                    if "problem" in aim:
+                        raise AssertionError(aim["problem"])
+                    await page.mouse.click(aim["x"], aim["y"])
                     report.copied.append(await page.evaluate("navigator.clipboard.readText()"))
                 except Exception as err:  # noqa: BLE001 - reported by the test
                     report.copied.append(None)
@@ -1250,8 +1269,9 @@ def test_a_page_with_a_console_error_a_foreign_script_raw_tex_or_pale_text_fails
     """Mutation: one page of a scratch copy of the built site logs an error, loads a script from another
     host, shows a formula as raw TeX (as without hooks/math.py) and has pale text: in light mode, in dark mode
     only, and of a look whose first element is hidden (so the contrast sample must be a visible one); and a
-    link in a code block told from the code by colour alone, the first of its look hidden. The page
-    is visited as every page is, and the per-page tests fail naming its URL."""
+    link in a code block told from the code by colour alone, the first of its look hidden; on another page,
+    the copy button of its Python block under a layer that takes the click. The pages are visited as every
+    page is, and the per-page tests fail naming their URL."""
     site = tmp_path / "site"
     shutil.copytree(built_site, site, copy_function=os.symlink)  # links: only the mutated page is written
     sp = SitePage(SITE.languages[-1], "index.md")
@@ -1272,6 +1292,13 @@ def test_a_page_with_a_console_error_a_foreign_script_raw_tex_or_pale_text_fails
                 '<div style="display: none"><pre><code style="color: #000">z = <a href="#a" class="mutant-link">hidden</a>(1)</code></pre></div>'
                 '<div><pre><code style="color: #000">y = <a href="#b" class="mutant-link" id="mutant-link">ones</a>(2)</code></pre></div>')
     page.write_text(text.replace("</article>", mutation + "</article>", 1), encoding="utf-8")
+    covered = SitePage(SITE.languages[-1], "verification.md")  # one Python block
+    assert len(EXPECTED_CODE[covered]) == 1, EXPECTED_CODE[covered]
+    page = site / covered.path / "index.html"
+    text = page.read_text(encoding="utf-8")
+    page.unlink()
+    layer = '<div style="position: fixed; inset: 0; z-index: 10" id="mutant-layer"></div>'
+    page.write_text(text.replace("</article>", layer + "</article>", 1), encoding="utf-8")
 
     async def visit_one(base):
         from playwright.async_api import async_playwright
@@ -1281,14 +1308,20 @@ def test_a_page_with_a_console_error_a_foreign_script_raw_tex_or_pale_text_fails
             ctx = await browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US",
                                             service_workers="block")
             await ctx.grant_permissions(["clipboard-read", "clipboard-write"])
-            report = await _visit_page(ctx, sp, base, asyncio.Lock(), shots=False)
+            reports = {p: await _visit_page(ctx, p, base, asyncio.Lock(), shots=False) for p in (sp, covered)}
             await browser.close()
-            return report
+            return reports
 
     with serve_published(site) as base:
-        report = _run_async(visit_one(base))
-    assert report.failure is None, report.failure
-    mutated = Visit(base, {sp: report}, {}, [], 0.0)
+        reports = _run_async(visit_one(base))
+    report = reports[sp]
+    assert report.failure is None and reports[covered].failure is None, (report.failure, reports[covered].failure)
+    mutated = Visit(base, reports, {}, [], 0.0)
+    with pytest.raises(AssertionError) as failed:
+        test_copy_buttons_copy_the_snippets(mutated, covered)
+    assert str(failed.value).startswith(f"{base}{covered.path}: copy buttons failed"), failed.value
+    assert "block 1: AssertionError: its copy button is covered by <div" in str(failed.value), failed.value
+    assert "mutant-layer" in str(failed.value), failed.value
     for test, says in ((test_page_loads_without_errors, "mutation"),
                        (test_page_loads_nothing_from_other_hosts, "https://cdn.example.org/tracker.js"),
                        (test_math_is_rendered, "raw TeX in the text"),
