@@ -10,8 +10,10 @@ starts as soon as the strict build is done, so the visits, which mostly wait on 
 reader machines instead of following them on one core. The work a module names in its ``AT_START`` (the
 runs of bad blocks, the third-language build, the builds with and without the caches: the heaviest
 checks that need no strict build) starts as the session begins (after the strict build, if one runs), off pytest's own thread, whose
-tests run one at a time; its test then asks for the result. Tests that wait for a job run after those that do not
-(``pytest_collection_modifyitems``), the build's and the browser's before the snippet ones.
+tests run one at a time; its test then asks for the result. Tests that wait for a job come after those that do not
+(``pytest_collection_modifyitems``), the build's and the browser's before the snippet ones; and the next test run
+is one whose jobs are done, if there is one (``tests/order.py``): pytest's thread does not wait for a job while
+tests it could run wait behind it.
 
 ``--quick`` (``./run test --quick``): the contributor's loop. Only the first reader machine of
 ``reader_machines.VARIANTS`` (native kernels, one thread), no browser (no test that needs ``BROWSER_FIXTURES``),
@@ -41,6 +43,7 @@ from tools.runner.execution import stop_descendants  # noqa: E402
 from tools.site.build import build, copy_project  # noqa: E402
 
 from background import Background, CpuAccount  # noqa: E402
+from order import Order, run as run_in_order  # noqa: E402
 from shared_process import OwnPatches  # noqa: E402
 
 SNIPPET_SECONDS: dict[str, float] = {}  # wall time of each reader machine, for the summary
@@ -260,6 +263,30 @@ def pytest_collection_modifyitems(session, config, items):
                 else 1 if needs & {"built_site", "scratch_builds"} else 0)
 
     items.sort(key=group)  # stable: pytest's order within each group
+
+
+def _jobs(item) -> frozenset[str]:
+    """The background jobs a test waits for, through the fixtures it needs (of the scratch builds, the ``root``
+    one: a warm copy holds its cache)."""
+    needs = _needs(item)
+    by_fixture = {"built_site": "build", "scratch_builds": "scratch build root", "snippet_runs": "snippets",
+                  "codeblocks_run": "codeblocks"}
+    return frozenset({job for fixture, job in by_fixture.items() if fixture in needs}
+                     | (needs & {*AT_START, *AFTER_BUILD}))
+
+
+def _job_done(name: str) -> bool:
+    job = BACKGROUND.jobs.get(name)
+    return job is not None and job.done()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtestloop(session):
+    """Next, a test whose jobs are done (tests/order.py); under pytest-xdist, its own loop."""
+    config = session.config
+    if getattr(config.option, "numprocesses", None) or hasattr(config, "workerinput"):
+        return None
+    return run_in_order(session, Order(session.items, _jobs, lambda item: getattr(item, "module", None)), _job_done)
 
 
 @pytest.hookimpl(wrapper=True)

@@ -272,41 +272,45 @@ def _code_lines() -> set[str]:
             for block in selection.extract(path) for line in (block.code + "\n" + (block.expected or "")).splitlines()}
 
 
-def _pdf_job(site: Path, tmp: Path, config) -> Path:
+def _pdf_job(site: Path, tmp: Path, config) -> dict:
+    """The editions printed, then read as the three tests below read them: reading them is most of the work
+    (pdftotext, pdftoppm, fonts), done here in the background rather than in pytest's own thread."""
     from tools.site import pdf
 
     pdf.write(site, out_dir=tmp)
-    return tmp
+    return {"folder": tmp, "outline": _outline_problems(site, tmp), "book": _book_problems(site, tmp),
+            "solutions": _solution_problems(tmp)}
 
 
 @pytest.fixture(scope="session")
-def pdf_editions(built_site, after_build):
+def pdf_editions(built_site, after_build) -> dict:
     if browser_decision() != "run":
         pytest.skip(NO_CHROMIUM) if browser_decision() == "skip" else pytest.fail(NO_CHROMIUM)
     return after_build("pdf_editions")
 
 
-def test_each_language_has_a_pdf_edition_with_outline_its_language_and_no_raw_tex(built_site, pdf_editions):
+def _outline_problems(built_site: Path, folder: Path) -> list[str]:
     from hooks import citation
     from tools.site import pdf
 
     commit, date = citation.git_version(SITE.root)
     found = []
     for lang in SITE.languages:
-        path = pdf_editions / pdf.pdf_name(SITE, lang)
-        assert path.exists(), f"tools/site/pdf.py wrote no {pdf.pdf_name(SITE, lang)}"
+        path = folder / pdf.pdf_name(SITE, lang)
+        if not path.exists():
+            found.append(f"tools/site/pdf.py wrote no {pdf.pdf_name(SITE, lang)}")
+            continue
         found += pdf.problems(path, SITE.text(lang, "script"), _chapter_titles(built_site, lang), [date, commit[:12]],
                               _code_lines(), min_pages=2 + len(SITE.nav_pages))
         found += pdf.size_problems(path)
-    assert not found, "\n".join(found)
+    return found
 
 
-def test_each_pdf_edition_is_a_book(built_site, pdf_editions):
-    """Each edition as a reader holds it: its language tag (zh-CN: the Simplified-Chinese glyphs), a
-    Simplified-Chinese face embedded in the Chinese one, the contents giving each chapter's page, each
-    chapter's pages headed by its name, every list item's marker (``1.``, ``•``) printed as text, each box
-    title's icon beside it, and a title page with the title, subtitle and licence (the date and commit:
-    the test above)."""
+def test_each_language_has_a_pdf_edition_with_outline_its_language_and_no_raw_tex(pdf_editions):
+    assert not pdf_editions["outline"], "\n".join(pdf_editions["outline"])
+
+
+def _book_problems(built_site: Path, folder: Path) -> list[str]:
     import html
 
     from hooks import citation
@@ -315,12 +319,13 @@ def test_each_pdf_edition_is_a_book(built_site, pdf_editions):
     commit, date = citation.git_version(SITE.root)
     found = []
     for lang in SITE.languages:
-        path = pdf_editions / pdf.pdf_name(SITE, lang)
+        path = folder / pdf.pdf_name(SITE, lang)
         chapters = list(zip([pdf._slug(p) for p in SITE.nav_pages], _chapter_titles(built_site, lang)))
         found += pdf.book_problems(path, chapters, pdf.PRINT_LANG.get(lang, lang))
         page = pdf.print_page(built_site, lang, SITE, commit, date)
         lines = pdf.list_lines(page)
-        assert any(line[0].isdigit() for line in lines) and any(line[0] == "\u2022" for line in lines), lines
+        if not (any(line[0].isdigit() for line in lines) and any(line[0] == "\u2022" for line in lines)):
+            found.append(f"{path.name}: the print page has no numbered and no bulleted list item to look for: {lines}")
         found += pdf.missing(path, lines)
         found += pdf.icon_problems(path, pdf.box_titles(page))
         home = (built_site / SITE.url_of(lang, "index.md") / "index.html").read_text(encoding="utf-8")
@@ -329,7 +334,16 @@ def test_each_pdf_edition_is_a_book(built_site, pdf_editions):
         cover = re.sub(r"\s+", "", pdf._run("pdftotext", "-l", "1", str(path), "-"))
         found += [f"{path.name}: the title page lacks {s!r}" for s in (title, subtitle, SITE.text(lang, "pdf_licence"))
                   if re.sub(r"\s+", "", s) not in cover]
-    assert not found, "\n".join(found)
+    return found
+
+
+def test_each_pdf_edition_is_a_book(pdf_editions):
+    """Each edition as a reader holds it: its language tag (zh-CN: the Simplified-Chinese glyphs), a
+    Simplified-Chinese face embedded in the Chinese one, the contents giving each chapter's page, each
+    chapter's pages headed by its name, every list item's marker (``1.``, ``•``) printed as text, each box
+    title's icon beside it, and a title page with the title, subtitle and licence (the date and commit:
+    the test above). Read in the job that prints them (``_book_problems``)."""
+    assert not pdf_editions["book"], "\n".join(pdf_editions["book"])
 
 
 class _Pages:
@@ -539,15 +553,20 @@ def _solution_outputs(lang: str) -> list[str]:
     return found
 
 
-def test_the_pdf_editions_print_the_exercise_solutions(pdf_editions):
+def _solution_problems(folder: Path) -> list[str]:
     from tools.site import pdf
 
     found = []
     for lang in SITE.languages:
         lines = _solution_outputs(lang)
-        assert lines, f"no exercise solution in {lang} prints anything: nothing to look for"
-        found += pdf.missing(pdf_editions / pdf.pdf_name(SITE, lang), lines)
-    assert not found, "\n".join(found)
+        if not lines:
+            found.append(f"no exercise solution in {lang} prints anything: nothing to look for")
+        found += pdf.missing(folder / pdf.pdf_name(SITE, lang), lines)
+    return found
+
+
+def test_the_pdf_editions_print_the_exercise_solutions(pdf_editions):
+    assert not pdf_editions["solutions"], "\n".join(pdf_editions["solutions"])
 
 
 def test_a_solution_left_collapsed_is_missing_from_the_pdf(built_site, tmp_path):

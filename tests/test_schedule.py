@@ -536,3 +536,56 @@ def test_a_hooks_module_is_shared_if_the_jobs_import_it_through_another(tmp_path
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(text, encoding="utf-8")
     assert shared_hooks(tmp_path) == {"__init__", "x", "y", "z"}
+
+
+class _Item:
+    """A collected test as tests/order.py sees it: its module, the jobs it waits for, pytest's hook."""
+
+    def __init__(self, name, module, jobs, ran):
+        self.name, self.module, self.jobs = name, module, frozenset(jobs)
+        self.config = type("Config", (), {"hook": type("Hook", (), {"pytest_runtest_protocol": self._protocol})()})()
+        self._ran = ran
+
+    def _protocol(self, item, nextitem):
+        self._ran.append((item.name, nextitem.name if nextitem else None))
+
+    def __repr__(self):
+        return self.name
+
+
+def test_pytest_s_thread_runs_next_a_test_whose_jobs_are_done_and_tells_pytest_which():
+    """Collected in the order [build-only tests] [visit tests] [snippet tests]: with the snippet runs done
+    and the visit not yet, the snippet tests run before the visit's; a bucket whose jobs are done is
+    finished before another is started; nothing waits that need not, nothing runs twice, and the next test
+    pytest is told of (to tear fixtures down for) is the one that runs next. Run in collection order
+    (``order.Order`` ignoring the jobs: the mutant), the visit's tests come before the snippets'."""
+    import order
+
+    ran: list = []
+    done = {"build"}
+    items = [_Item("build-1", "a", {"build"}, ran), _Item("visit-1", "b", {"build", "visit"}, ran),
+             _Item("build-2", "a", {"build"}, ran), _Item("visit-2", "b", {"build", "visit"}, ran),
+             _Item("snippets-1", "c", {"snippets"}, ran), _Item("snippets-2", "c", {"snippets"}, ran),
+             _Item("none", "d", set(), ran)]
+
+    def finished(job):
+        if len(ran) == 2:  # the snippet runs end while build-2 runs, the visit after snippets-1
+            done.add("snippets")
+        if len(ran) == 4:
+            done.add("visit")
+        return job in done
+
+    session = type("Session", (), {"testsfailed": 0, "shouldfail": False, "shouldstop": False,
+                                   "config": type("C", (), {"option": type("O", (), {"collectonly": False})()})()})()
+    by_module = lambda item: item.module  # noqa: E731
+    assert order.run(session, order.Order(items, lambda item: item.jobs, by_module), finished) is True
+    names = [name for name, _ in ran]
+    assert names == ["build-1", "build-2", "none", "snippets-1", "snippets-2", "visit-1", "visit-2"], names
+    assert [nxt for _, nxt in ran] == names[1:] + [None], ran
+
+    ran.clear()
+    done.clear()
+    done.add("build")
+    blind = order.Order(items, lambda item: frozenset(), by_module)
+    order.run(session, blind, finished)
+    assert [name for name, _ in ran].index("visit-1") < [name for name, _ in ran].index("snippets-1"), ran
