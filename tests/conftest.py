@@ -67,8 +67,9 @@ def pytest_addoption(parser):
                           "screenshots/ (for a person to look at; about four CPU minutes)")
 
 
-BACKGROUND = Background(CpuAccount(), nice=15)  # CPU seconds counted where Linux allows; the jobs yield to the
-# tests' own thread (tests/background.py)
+# CPU seconds counted where Linux allows; the jobs yield to the tests' own thread, but the scratch builds, which
+# its tests wait for (tests/background.py)
+BACKGROUND = Background(CpuAccount(), nice=15, gating=lambda name: name.startswith("scratch build"))
 SITE_DIRS: list[Path] = []  # built sites, removed when pytest ends
 # fixture name -> (its work: fn(site, tmp, config), the job it waits for first or None): the test modules'
 # AFTER_BUILD, read when they are collected; each runs as a background job once the strict build is done

@@ -5,8 +5,9 @@ a test that needs a job's result waits for it. Run in a fixed order, pytest's th
 visits while the tests of the snippet runs, whose job had ended minutes before, waited behind them; they then ran
 alone at the end, one core idle. ``Order`` keeps the tests in buckets (a module's tests that wait for the same
 jobs, in the order collected) and picks the next test when the one before it starts (pytest tears a test's
-fixtures down knowing the next one): the next of the bucket being run if its jobs are done, else the first
-bucket whose jobs are done, else the first bucket (its fixture waits). Each test still runs exactly once.
+fixtures down knowing the next one): the next of the bucket being run if its jobs are done, else a bucket of the
+same module whose jobs are done (its module's fixtures stay set up), else the first bucket whose jobs are done,
+else the first bucket (its fixture waits). Each test still runs exactly once.
 """
 
 from __future__ import annotations
@@ -32,8 +33,9 @@ class Order:
             return None
         if self.current in keys and ready(self.current):
             key = self.current
-        else:
-            key = next((k for k in keys if ready(k)), keys[0])
+        else:  # a ready bucket of the same module first: its module's fixtures are not set up twice
+            same = [k for k in keys if self.current is not None and k[0] == self.current[0] and ready(k)]
+            key = same[0] if same else next((k for k in keys if ready(k)), keys[0])
         self.current = key
         return self.buckets[key].popleft()
 

@@ -140,6 +140,25 @@ def test_a_job_and_what_it_starts_yield_to_the_tests_thread():
     assert jobs.began["job"] <= time.perf_counter()
 
 
+def test_a_job_the_tests_wait_for_runs_at_their_niceness():
+    """The scratch builds gate tests of pytest's own thread: they run at its niceness, not the jobs' (started by
+    a job, they are brought back to it where the system allows lowering a niceness: as root)."""
+    from conftest import BACKGROUND
+
+    assert BACKGROUND.gating("scratch build root") and BACKGROUND.gating("scratch builds")
+    assert not BACKGROUND.gating("visit") and not BACKGROUND.gating("snippets")
+    own = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    if own >= 18:
+        pytest.skip(f"pytest runs at niceness {own}: no higher one is left for a job")
+    higher = min(own + 7, 19)
+    jobs = background.Background(nice=higher, gating=lambda name: name.startswith("gate"))
+    niceness = lambda: os.getpriority(os.PRIO_PROCESS, threading.get_native_id())  # noqa: E731
+    assert jobs.result("gate", niceness) == own
+    assert jobs.result("other", niceness) == higher
+    from_a_job = jobs.result("starter", lambda: jobs.result("gate started by a job", niceness))
+    assert from_a_job == (own if os.geteuid() == 0 else higher), from_a_job
+
+
 def test_what_a_job_started_is_found_and_stopped():
     proc = subprocess.Popen([sys.executable, "-c", "import subprocess, sys; "
                              "subprocess.run([sys.executable, '-c', 'import time; time.sleep(60)'])"])
@@ -556,7 +575,8 @@ class _Item:
 def test_pytest_s_thread_runs_next_a_test_whose_jobs_are_done_and_tells_pytest_which():
     """Collected in the order [build-only tests] [visit tests] [snippet tests]: with the snippet runs done
     and the visit not yet, the snippet tests run before the visit's; a bucket whose jobs are done is
-    finished before another is started; nothing waits that need not, nothing runs twice, and the next test
+    finished before another is started, and a ready one of the same module comes next (its module's fixtures
+    stay set up); nothing waits that need not, nothing runs twice, and the next test
     pytest is told of (to tear fixtures down for) is the one that runs next. Run in collection order
     (``order.Order`` ignoring the jobs: the mutant), the visit's tests come before the snippets'."""
     import order
@@ -566,7 +586,7 @@ def test_pytest_s_thread_runs_next_a_test_whose_jobs_are_done_and_tells_pytest_w
     items = [_Item("build-1", "a", {"build"}, ran), _Item("visit-1", "b", {"build", "visit"}, ran),
              _Item("build-2", "a", {"build"}, ran), _Item("visit-2", "b", {"build", "visit"}, ran),
              _Item("snippets-1", "c", {"snippets"}, ran), _Item("snippets-2", "c", {"snippets"}, ran),
-             _Item("none", "d", set(), ran)]
+             _Item("none", "d", set(), ran), _Item("a-late", "a", set(), ran)]
 
     def finished(job):
         if len(ran) == 2:  # the snippet runs end while build-2 runs, the visit after snippets-1
@@ -580,7 +600,7 @@ def test_pytest_s_thread_runs_next_a_test_whose_jobs_are_done_and_tells_pytest_w
     by_module = lambda item: item.module  # noqa: E731
     assert order.run(session, order.Order(items, lambda item: item.jobs, by_module), finished) is True
     names = [name for name, _ in ran]
-    assert names == ["build-1", "build-2", "none", "snippets-1", "snippets-2", "visit-1", "visit-2"], names
+    assert names == ["build-1", "build-2", "a-late", "snippets-1", "snippets-2", "visit-1", "visit-2", "none"], names
     assert [nxt for _, nxt in ran] == names[1:] + [None], ran
 
     ran.clear()
