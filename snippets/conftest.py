@@ -53,7 +53,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from tools.runner import execution, selection  # noqa: E402
-from tools.runner.worker import PRELOAD, Watch, limit_block, snapshot, tree_changes, unlimit_block, wall_limit  # noqa: E402
+from tools.runner.worker import Watch, preload, limit_block, snapshot, tree_changes, unlimit_block, wall_limit  # noqa: E402
 from tools.files import remove_stale, write_atomic  # noqa: E402
 
 _TREE: dict = {}
@@ -71,12 +71,19 @@ def pytest_addoption(parser):
 
 def pytest_sessionstart(session):
     if session.config.getoption("codeblocks", False):
-        import importlib
-
-        for name in PRELOAD:  # once here, not once per forked block (import torch alone takes seconds)
-            importlib.import_module(name)
         remove_stale(tempfile.gettempdir(), "codeblock-")
         _TREE.update(snapshot([str(ROOT)]))
+
+
+def pytest_collection_finish(session):
+    """Once here, not once per forked block (import torch alone takes seconds): what the worker's forkserver
+    preloads for the same blocks (``tools/runner/worker.preload``: the collected files' text)."""
+    if session.config.getoption("codeblocks", False):
+        import importlib
+
+        texts = [Path(path).read_text(encoding="utf-8", errors="replace") for path in {item.path for item in session.items}]
+        for name in preload(texts):
+            importlib.import_module(name)
 
 
 def pytest_sessionfinish(session, exitstatus):

@@ -190,6 +190,8 @@ BAD_BLOCKS = {
                 "print(os.environ['HOME'].startswith(here), tempfile.gettempdir().startswith(here))\n"
                 "open('a.txt', 'w').write('mine')\n"),
     "good": "print('fine')\n",
+    # asks without naming them (a name in the code, even in a string, preloads the module)
+    "preloaded": "import sys\nprint('torch._dyn' 'amo' in sys.modules, 'skl' 'earn' in sys.modules, 'torch' in sys.modules)\n",
 }
 # Two blocks side by side, in a folder and a run of their own: one writes below Python (no audit event sees
 # it: only the snapshot of the watched trees does) and stays a while; the other waits for that file and ends
@@ -202,7 +204,7 @@ PAIR = {
     "beside-it": ("import os, time\nfor _ in range(1200):\n    if os.path.exists(SNEAKY):\n        break\n"
                   "    time.sleep(0.05)\nprint('saw it')\n"),
 }
-SHOWN = {"beside-it": "saw it\n", "orphan": "left it\n", "writes-fd1": "shown\n", "sandbox": "True True\n", "good": "fine\n", "network": "caught URLError\n"}
+SHOWN = {"beside-it": "saw it\n", "preloaded": "False False True\n", "orphan": "left it\n", "writes-fd1": "shown\n", "sandbox": "True True\n", "good": "fine\n", "network": "caught URLError\n"}
 TIMEOUT, WALL = 5, 15  # CPU and wall-clock seconds, for the blocks of HANGING, which never end
 HANGING = {"never-ends", "never-ends-threads"}
 # The block that spins gets a wall limit no loaded machine reaches first: under the whole suite on two
@@ -289,6 +291,18 @@ def test_a_block_that_spins_forever_is_stopped_at_the_cpu_limit_naming_its_line(
 def test_a_block_that_never_ends_is_reported_as_such_however_long_its_stacks(bad_run):
     message = bad_run["found"]["never-ends-threads"]
     assert f"did not finish within {WALL} s" in message, message[:300]
+
+
+def test_a_run_preloads_sklearn_and_dynamo_only_if_a_block_names_them(bad_run):
+    """No block of the bad run names an optimizer or scikit-learn: its forkserver imported neither (the block
+    sees torch only), and a run whose blocks name them preloads them."""
+    assert bad_run["found"]["preloaded"] == "", bad_run["found"]["preloaded"]
+    from tools.runner import worker
+
+    assert worker.preload(["print(1)"]) == ["torch", "numpy", "matplotlib", "matplotlib.pyplot"]
+    assert worker.preload(["print(1)", "opt = torch.optim.Adam(p)"])[-1] == "torch._dynamo"
+    assert worker.preload(["from sklearn.datasets import load_digits"]) == [*worker.PRELOAD[:5]]
+    assert worker.preload(["import torch.optim", "import scipy"]) == worker.PRELOAD
 
 
 def test_a_block_that_ends_its_process_fails(bad_run):
