@@ -63,6 +63,28 @@ def test_check_passes_a_right_change_and_fails_a_wrong_output_naming_the_file(sc
     assert f"./run refresh {' '.join(named)}" in proc.stdout, proc.stdout
 
 
+def test_check_names_a_chapter_that_shows_a_block_over_60_lines_and_no_other(tmp_path):
+    """The built chapters among the targets are read as the code-share test reads them: a block of 61 visible lines
+    on the practice page is named, with what to do; the same block on a page not checked is not."""
+    from mutation import render_markdown
+
+    block = render_markdown("```python\n" + "".join(f"y{i} = x + f(x)  # step {i}\n" for i in range(61)) + "```\n")
+    site = tmp_path / "site"
+    for lang, page in [*((lang, "practice.md") for lang in SITE.languages), ("en", "add-and-norm.md")]:
+        folder = site / SITE.url_of(lang, page)
+        folder.mkdir(parents=True)
+        (folder / "index.html").write_text(f"<html><body><article>{block}</article></body></html>", encoding="utf-8")
+    t = check.targets([SITE.docs / "en" / "practice.md"])
+    found = check.shown_problems(site, t, SITE)
+    assert all(p.check == "code shown" and "CONTRIBUTING.md" in p.fix for p in found), found
+    assert sorted(p.message.split(":")[0] for p in found) == sorted(f"docs/{lang}/practice.md" for lang in SITE.languages)
+    assert all("Python block 1 ('y0 = x + f(x)  # step 0') shows 61 lines" in p.message for p in found), found
+    short = render_markdown("```python\ny = x + f(x)\n```\n")
+    for lang in SITE.languages:
+        (site / SITE.url_of(lang, "practice.md") / "index.html").write_text(f"<article>{short}</article>", encoding="utf-8")
+    assert check.shown_problems(site, t, SITE) == []
+
+
 def test_the_targets_are_the_named_files_what_the_pages_include_and_the_pages_that_include_them(tmp_path):
     page = check.targets([SITE.docs / "en" / "practice.md"])
     assert ("zh", "practice.md") in page.pages and ("en", "practice.md") in page.pages and len(page.pages) == 2

@@ -6,7 +6,9 @@ and are compared with the outputs they show, the figures they draw and the explo
 named pages, and the pages that include a named snippet file, in every language (the languages are
 compared with each other): parity, numbers, terms, verdicts, exercises, the notebooks, "the same code"
 claims and citations, each by the project's own check (``tools/*.py``), kept to what names these files.
-Then the strict build (``mkdocs build --strict`` into a scratch folder), while the blocks run.
+Then the strict build (``mkdocs build --strict`` into a scratch folder), while the blocks run, and on it what the
+named chapters show of their code (``tools/checks/code_share.py``: no block longer than 60 visible lines, no
+site plumbing in sight, every output marked; the share of the page's height needs a browser: ``./run test``).
 
 It says what to do next only when something fails, and then names the command. It is the contributor's
 loop, not the whole suite: ``./run test`` remains the gate before a merge (other reader machines, the
@@ -29,7 +31,7 @@ from hooks import site_facts
 from tools.site import build as site_build
 from tools import sources
 from tools.runner import execution, reader_machines, refresh, selection
-from tools.checks import exercises, numbers, parity, references, same_code, terms, verdicts
+from tools.checks import code_share, exercises, numbers, parity, references, same_code, terms, verdicts
 from tools.generators import notebooks
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -153,6 +155,14 @@ def page_problems(t: Targets, facts: site_facts.Facts) -> list[Problem]:
     return found
 
 
+def shown_problems(site: Path, t: Targets, facts: site_facts.Facts) -> list[Problem]:
+    """What the built chapters among ``t``'s pages show of their code, against ``code_share``'s rules."""
+    wanted = set(t.page_names())
+    return [Problem("code shown", m, "fold the block's plumbing or long steps (`# --8<-- [start:<kind>]`, "
+                                     "CONTRIBUTING.md, \"Snippets\"), or split it")
+            for page in code_share.pages(site, facts) if page.name in wanted for m in code_share.problems(page)]
+
+
 def strict_build(into: Path, out: dict) -> None:
     start = time.perf_counter()
     proc = site_build.build(into)
@@ -184,12 +194,16 @@ def main(argv: list[str] | None = None) -> int:
               f"{len(pages)} problems", flush=True)
         found += pages
         builder.join()
-    proc = built["proc"]
-    if proc.returncode != 0:
-        shown = site_build.warnings(proc) or (proc.stdout + proc.stderr).strip().splitlines()[-15:]
-        found.append(Problem("build", "mkdocs build --strict failed:\n  " + "\n  ".join(shown),
-                             "fix what it names, then check again"))
-    print(f"strict build: {'ok' if proc.returncode == 0 else 'failed'} ({built['seconds']:.0f} s)")
+        proc = built["proc"]
+        if proc.returncode != 0:
+            shown = site_build.warnings(proc) or (proc.stdout + proc.stderr).strip().splitlines()[-15:]
+            found.append(Problem("build", "mkdocs build --strict failed:\n  " + "\n  ".join(shown),
+                                 "fix what it names, then check again"))
+        print(f"strict build: {'ok' if proc.returncode == 0 else 'failed'} ({built['seconds']:.0f} s)")
+        if proc.returncode == 0:
+            code = shown_problems(Path(tmp) / "site", t, facts)
+            print(f"code shown on the chapters: {len(code)} problems")
+            found += code
     for p in found:
         print(f"\n[{p.check}] {p.message}")
     wall = time.perf_counter() - start
