@@ -538,6 +538,45 @@ def test_the_print_page_carries_its_cjk_font_subset_to_its_characters(tmp_path):
     assert pdf.wide_chars("<p>only Latin, ✔ and “quotes”</p>") == ""
 
 
+def test_printing_an_edition_writes_nothing_into_the_built_site(built_site, tmp_path):
+    """The print page and its fonts were written into the built site while an edition printed, and another
+    job, reading the site at that moment, found a page whose images did not resolve: they are served
+    beside the site (``serve_published(beside=...)``); a reader watching the site while it prints sees
+    no new file."""
+    import threading
+    import urllib.request
+
+    from tools.site import browser, pdf
+
+    before = sorted(p.name for p in built_site.iterdir())
+    seen, done = set(), threading.Event()
+
+    def watch():
+        while not done.wait(0.005):
+            seen.update(p.name for p in built_site.iterdir())
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        pdf.print_pdf('<html lang="zh-CN"><head><meta charset="utf-8"></head><body><p>残差笔记</p></body></html>',
+                      built_site, tmp_path / "small.pdf")
+    finally:
+        done.set()
+        watcher.join()
+    assert sorted(seen) == before and sorted(p.name for p in built_site.iterdir()) == before
+    assert (tmp_path / "small.pdf").stat().st_size > 1000
+
+    (tmp_path / "beside").mkdir()
+    (tmp_path / "beside" / ".print.html").write_text("<p>残差</p>", encoding="utf-8")
+    with browser.serve_published(built_site, beside=tmp_path / "beside") as base:
+        assert "残差" in urllib.request.urlopen(base + ".print.html").read().decode()
+        assert urllib.request.urlopen(base + "index.html").read() == (built_site / "index.html").read_bytes()
+    (tmp_path / "beside" / "index.html").write_text("not the site's", encoding="utf-8")
+    with pytest.raises(FileExistsError, match="index.html is already in the site"):
+        with browser.serve_published(built_site, beside=tmp_path / "beside"):
+            pass
+
+
 def _solution_outputs(lang: str) -> list[str]:
     """The last line of each exercise solution's snippet output, on every chapter of ``lang``."""
     from tools import exercise_section, sources

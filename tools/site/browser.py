@@ -56,17 +56,26 @@ def serve(directory: Path):
 
 
 @contextlib.contextmanager
-def serve_published(site_dir: Path):
+def serve_published(site_dir: Path, beside: Path | None = None):
     """Serve a built site under the path of its ``site_url`` (``/residual-notes/``), as it is
-    published; Material resolves some URLs from that path. Yields the site's base URL."""
+    published; Material resolves some URLs from that path. Yields the site's base URL.
+
+    ``beside``: a folder whose files are served at the site's root as if they were in it (a print page
+    and its fonts), without writing into the built site, which other jobs may be reading."""
     prefix = site_facts.load().base_path.strip("/")
-    if not prefix:
-        with serve(site_dir) as base:
-            yield base
-        return
     with tempfile.TemporaryDirectory(prefix="served-") as root:
-        target = Path(root) / prefix
+        target = Path(root) / prefix if prefix else Path(root) / "site"
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.symlink_to(Path(site_dir).resolve(), target_is_directory=True)
-        with serve(Path(root)) as base:
-            yield f"{base}{prefix}/"
+        site = Path(site_dir).resolve()
+        if beside is None:
+            target.symlink_to(site, target_is_directory=True)
+        else:
+            target.mkdir()
+            for child in site.iterdir():
+                (target / child.name).symlink_to(child, target_is_directory=child.is_dir())
+            for extra in Path(beside).iterdir():
+                if (target / extra.name).exists():
+                    raise FileExistsError(f"tools/site/browser.py: {extra.name} is already in the site {site}")
+                (target / extra.name).symlink_to(extra.resolve())
+        with serve(target if not prefix else Path(root)) as base:
+            yield f"{base}{prefix}/" if prefix else base

@@ -293,39 +293,31 @@ def _print_pdf(html_text: str, site: Path, out: Path) -> None:
     from playwright.sync_api import sync_playwright
 
     out.parent.mkdir(parents=True, exist_ok=True)
-    temporary = []
-    try:
+    # the print page and its fonts are served beside the site, never written into it: other jobs
+    # (the tests) read the built site while an edition prints
+    with tempfile.TemporaryDirectory(prefix="print-") as beside:
+        beside = Path(beside)
         chars = wide_chars(html_text)
         if chars:
-            fonts = {}
-            for weight in _WEIGHTS:
-                fd, font = tempfile.mkstemp(prefix=".print-", suffix=".ttf", dir=site)
-                os.close(fd)
-                temporary.append(Path(font))
-                fonts[weight] = subset_font(chars, Path(font), weight).name
+            fonts = {weight: subset_font(chars, beside / f".print-{weight}.ttf", weight).name for weight in _WEIGHTS}
             html_text = _with_font(html_text, fonts)
         html_text = html_text.replace("var(--rn-print-fonts)", MARGIN_FONTS)
-        fd, tmp_html = tempfile.mkstemp(prefix=".print-", suffix=".html", dir=site)
-        temporary.append(Path(tmp_html))
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(html_text)
-        fd, tmp_pdf = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent)
-        os.close(fd)
-        temporary.append(Path(tmp_pdf))
-        with browser.serve_published(site) as base, sync_playwright() as p:
-            chromium = p.chromium.launch(executable_path=browser.CHROMIUM, args=browser.CHROMIUM_ARGS)
-            try:
-                page = chromium.new_page()
-                page.goto(base + Path(tmp_html).name, wait_until="load")
-                page.emulate_media(media="print")
-                # the page's @page rules give the size, the margins, the running header and the folio
-                page.pdf(path=tmp_pdf, print_background=True, outline=True, tagged=True, prefer_css_page_size=True)
-            finally:
-                chromium.close()
-        compact(Path(tmp_pdf), out)
-    finally:
-        for path in temporary:
-            path.unlink(missing_ok=True)
+        (beside / ".print.html").write_text(html_text, encoding="utf-8")
+        tmp_pdf = beside.parent / f"{beside.name}.pdf"  # Chromium's own file, compacted into ``out``
+        try:
+            with browser.serve_published(site, beside=beside) as base, sync_playwright() as p:
+                chromium = p.chromium.launch(executable_path=browser.CHROMIUM, args=browser.CHROMIUM_ARGS)
+                try:
+                    page = chromium.new_page()
+                    page.goto(base + ".print.html", wait_until="load")
+                    page.emulate_media(media="print")
+                    # the page's @page rules give the size, the margins, the running header and the folio
+                    page.pdf(path=tmp_pdf, print_background=True, outline=True, tagged=True, prefer_css_page_size=True)
+                finally:
+                    chromium.close()
+            compact(Path(tmp_pdf), out)
+        finally:
+            Path(tmp_pdf).unlink(missing_ok=True)
 
 
 def chapter_pages(pdf: Path) -> dict[str, int]:
