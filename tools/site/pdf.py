@@ -271,7 +271,8 @@ MARGIN_FONTS = f'"{PRINT_FONT}", Helvetica, Arial, sans-serif'  # the running he
 
 
 def print_pdf(html_text: str, site: Path, out: Path) -> None:
-    """Print ``html_text`` (placed at the site root, served as published) to ``out`` with Chromium, in a
+    """Print ``html_text`` (served at the site root beside the built ``site``, which it never writes into:
+    other jobs may be reading it) to ``out`` with Chromium, in a
     thread of its own: Playwright's sync API refuses a thread where an asyncio loop runs (as in pytest,
     after the browser tests)."""
     failed: list[BaseException] = []
