@@ -67,8 +67,8 @@ def pytest_addoption(parser):
                           "screenshots/ (for a person to look at; about four CPU minutes)")
 
 
-# CPU seconds counted where Linux allows; the jobs yield to the tests' own thread, but the scratch builds, which
-# its tests wait for (tests/background.py)
+# CPU seconds counted where Linux allows; the jobs yield to the tests' own thread, except the scratch builds,
+# which its tests wait for (tests/background.py)
 BACKGROUND = Background(CpuAccount(), nice=15, gating=lambda name: name.startswith("scratch build"))
 SITE_DIRS: list[Path] = []  # built sites, removed when pytest ends
 # fixture name -> (its work: fn(site, tmp, config), the job it waits for first or None): the test modules'

@@ -66,6 +66,8 @@ def preload(codes: list[str]) -> list[str]:
     """What a run's forkserver imports before it forks a block: ``PRELOAD``, but the modules of ``ONLY_IF_NAMED``
     that none of the blocks' ``codes`` names."""
     return [m for m in PRELOAD if m not in ONLY_IF_NAMED or any(w in c for c in codes for w in ONLY_IF_NAMED[m])]
+
+
 SKIP_DIRS = {".git", ".venv", "__pycache__", ".cache", ".pytest_cache", "site", "node_modules", "screenshots"}
 LOCAL_HOSTS = {None, "", "localhost", "127.0.0.1", "::1", "0.0.0.0"}
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
